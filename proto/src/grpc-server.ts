@@ -1,0 +1,164 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Server,
+  ServerCredentials,
+  type handleServerStreamingCall,
+  type handleUnaryCall,
+  type ServerUnaryCall,
+  type ServerWritableStream,
+  type ServiceDefinition,
+  type UntypedServiceImplementation,
+} from '@grpc/grpc-js';
+import { HealthImplementation } from 'grpc-health-check';
+import type { Logger } from 'pino';
+import { toAppError } from './app-error.js';
+import { requestIdFrom, type CallContext } from './call-context.js';
+import { statusName, toStatusObject } from './grpc-errors.js';
+
+type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
+
+/**
+ * A service implementation in async style: unary handlers return a promise, server-streaming
+ * handlers return an async iterable. Derived from the ts-proto `XServiceServer` interface.
+ */
+export type AsyncServiceImpl<S> = {
+  [K in KnownKeys<S>]: S[K] extends handleUnaryCall<infer Req, infer Res>
+    ? (request: Req, ctx: CallContext) => Promise<Res>
+    : S[K] extends handleServerStreamingCall<infer Req, infer Res>
+      ? (request: Req, ctx: CallContext) => AsyncIterable<Res>
+      : never;
+};
+
+/** Called once per finished call; the operations issue hangs metrics on it. */
+export type CallObserver = (info: { service: string; method: string; code: string; seconds: number }) => void;
+
+export interface GrpcServerOptions {
+  logger: Logger;
+  /** Largest message accepted or sent (grpc-js defaults to 4 MiB receive). */
+  maxMessageBytes?: number;
+  observe?: CallObserver;
+}
+
+/** A grpc-js server with health checking, error mapping, request ids and graceful shutdown. */
+export interface GrpcServer {
+  readonly server: Server;
+  /** Registers a service; its health status starts NOT_SERVING until `setServing(true)`. */
+  addService<S>(name: string, definition: ServiceDefinition<S & UntypedServiceImplementation>, impl: AsyncServiceImpl<S>): void;
+  /** Binds and returns the bound port (pass 0 for an ephemeral one). */
+  listen(address: string): Promise<number>;
+  /** Flips every registered service (and the overall "" entry) between SERVING and NOT_SERVING. */
+  setServing(serving: boolean): void;
+  /** NOT_SERVING, then lets in-flight calls finish for up to `timeoutMs`, then cancels the rest. */
+  shutdown(timeoutMs: number): Promise<void>;
+}
+
+export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
+  const { logger, observe } = options;
+  const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
+  const server = new Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
+  const serviceNames: string[] = [''];
+  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  health.addToServer(server);
+
+  function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): CallContext {
+    const controller = new AbortController();
+    call.on('cancelled', () => controller.abort());
+    return { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
+  }
+
+  function finish(service: string, method: string, started: bigint, err: unknown, requestId: string): void {
+    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+    const code = err === undefined ? 'OK' : statusName(toStatusObject(err).code ?? 2);
+    if (err !== undefined) {
+      const appError = toAppError(err);
+      const log = { requestId, service, method, code, err: appError.cause ?? appError };
+      if (appError.code === 'INTERNAL') logger.error(log, 'grpc call failed');
+      else logger.debug(log, 'grpc call rejected');
+    }
+    observe?.({ service, method, code, seconds });
+  }
+
+  function wrap(service: string, definition: ServiceDefinition, impl: Record<string, unknown>): UntypedServiceImplementation {
+    const handlers: UntypedServiceImplementation = {};
+    for (const [name, method] of Object.entries(definition)) {
+      const handler = impl[name] as ((req: unknown, ctx: CallContext) => unknown) | undefined;
+      if (typeof handler !== 'function') throw new Error(`${service}: no handler for ${name}`);
+      const methodName = method.path.split('/').pop() ?? name;
+      if (!method.responseStream) {
+        const unary: handleUnaryCall<unknown, unknown> = (call, callback) => {
+          const started = process.hrtime.bigint();
+          const ctx = contextOf(call);
+          Promise.resolve()
+            .then(() => handler(call.request, ctx))
+            .then(
+              (response) => {
+                finish(service, methodName, started, undefined, ctx.requestId);
+                callback(null, response);
+              },
+              (err: unknown) => {
+                finish(service, methodName, started, err, ctx.requestId);
+                callback(toStatusObject(err));
+              },
+            );
+        };
+        handlers[name] = unary;
+      } else {
+        const streaming: handleServerStreamingCall<unknown, unknown> = (call) => {
+          const started = process.hrtime.bigint();
+          const ctx = contextOf(call);
+          void (async () => {
+            try {
+              for await (const message of handler(call.request, ctx) as AsyncIterable<unknown>) {
+                if (ctx.signal.aborted) return;
+                // Respect back-pressure so a slow reader does not make us buffer a whole file.
+                if (!call.write(message)) await new Promise((resolve) => call.once('drain', resolve));
+              }
+              finish(service, methodName, started, undefined, ctx.requestId);
+              call.end();
+            } catch (err) {
+              finish(service, methodName, started, err, ctx.requestId);
+              // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
+              call.emit('error', toStatusObject(err));
+            }
+          })();
+        };
+        handlers[name] = streaming;
+      }
+    }
+    return handlers;
+  }
+
+  let serving = false;
+  return {
+    server,
+    addService(name, definition, impl) {
+      server.addService(definition, wrap(name, definition, impl as Record<string, unknown>));
+      serviceNames.push(name);
+      health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
+    },
+    listen(address) {
+      return new Promise((resolve, reject) => {
+        server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+      });
+    },
+    setServing(value) {
+      serving = value;
+      for (const name of serviceNames) health.setStatus(name, value ? 'SERVING' : 'NOT_SERVING');
+    },
+    async shutdown(timeoutMs) {
+      this.setServing(false);
+      // tryShutdown waits for in-flight calls but can hang on stuck ones: bound it, then force.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(() => {
+          logger.warn({ timeoutMs }, 'grpc shutdown timed out, cancelling remaining calls');
+          server.forceShutdown();
+          resolve();
+        }, timeoutMs);
+        server.tryShutdown(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+  };
+}

@@ -1,0 +1,28 @@
+import { credentials, makeGenericClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
+import { service as healthService } from 'grpc-health-check';
+
+const HealthClient = makeGenericClientConstructor(healthService, 'Health');
+
+/** Asks a server's grpc.health.v1 endpoint whether a service is SERVING (readiness of dependencies). */
+export interface HealthChecker {
+  /** True only for SERVING; false for NOT_SERVING, unknown services, errors and timeouts. */
+  isServing(service: string, deadlineMs: number): Promise<boolean>;
+  close(): void;
+}
+
+export function createHealthChecker(address: string): HealthChecker {
+  const client = new HealthClient(address, credentials.createInsecure()) as unknown as Client & {
+    check(req: { service: string }, opts: { deadline: number }, cb: (err: ServiceError | null, res?: { status?: string | number }) => void): void;
+  };
+  return {
+    isServing(service, deadlineMs) {
+      return new Promise((resolve) => {
+        client.check({ service }, { deadline: Date.now() + deadlineMs }, (err, res) => {
+          // proto-loader decodes the enum as its name by default; accept the number too.
+          resolve(!err && (res?.status === 'SERVING' || res?.status === 1));
+        });
+      });
+    },
+    close: () => client.close(),
+  };
+}

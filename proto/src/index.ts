@@ -1,0 +1,14 @@
+/** The contract package: generated gRPC code plus the helpers every service shares. */
+export * as registry from './gen/dynamic_events/registry/v1/registry.js';
+export * as media from './gen/dynamic_events/media/v1/media.js';
+export type { Timestamp } from './gen/google/protobuf/timestamp.js';
+export * from './app-error.js';
+export * from './call-context.js';
+export * from './grpc-errors.js';
+export * from './grpc-server.js';
+export * from './grpc-client.js';
+export * from './lifecycle.js';
+export * from './logger.js';
+export * from './reflection.js';
+export * from './timestamps.js';
+export * from './health-client.js';

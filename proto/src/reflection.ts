@@ -1,0 +1,17 @@
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Server } from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { ReflectionService } from '@grpc/reflection';
+
+/** Root of the .proto sources, shipped with this package because reflection reads them at runtime. */
+export const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+
+/** Serves gRPC server reflection for one .proto file, so grpcurl and friends work without local protos. */
+export function addReflection(server: Server, protoFile: string): void {
+  const definition = loadSync(protoFile, { includeDirs: [PROTO_ROOT], keepCase: true });
+  new ReflectionService(definition).addToServer(server);
+}
+
+export const REGISTRY_PROTO = 'dynamic_events/registry/v1/registry.proto';
+export const MEDIA_PROTO = 'dynamic_events/media/v1/media.proto';

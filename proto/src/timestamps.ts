@@ -1,0 +1,16 @@
+import type { Timestamp } from './gen/google/protobuf/timestamp.js';
+
+/** A protobuf Timestamp from microseconds since the epoch (Postgres timestamptz precision). */
+export function timestampFromMicros(micros: bigint): Timestamp {
+  const seconds = micros / 1_000_000n - (micros % 1_000_000n < 0n ? 1n : 0n);
+  const nanos = Number((micros - seconds * 1_000_000n) * 1000n);
+  return { seconds: seconds.toString(), nanos };
+}
+
+/** RFC 3339 in UTC with exactly nine fractional digits, e.g. "2026-11-21T08:20:04.123456000Z". */
+export function formatTimestamp(ts: Timestamp | undefined): string {
+  if (!ts) throw new Error('timestamp missing');
+  const millis = BigInt(ts.seconds) * 1000n;
+  const whole = new Date(Number(millis)).toISOString().slice(0, 19);
+  return `${whole}.${String(ts.nanos).padStart(9, '0')}Z`;
+}

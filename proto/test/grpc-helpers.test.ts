@@ -1,0 +1,108 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import {
+  AppError,
+  callStream,
+  callUnary,
+  createGrpcClient,
+  createGrpcServer,
+  createHealthChecker,
+  formatTimestamp,
+  httpStatusOf,
+  media,
+  timestampFromMicros,
+  type GrpcServer,
+} from '../src/index.js';
+
+const logger = pino({ level: 'silent' });
+
+describe('gRPC helpers over a real server', () => {
+  let server: GrpcServer;
+  let client: media.MediaServiceClient;
+  let address: string;
+  let release: () => void = () => {};
+  const slow = new Promise<void>((resolve) => (release = resolve));
+
+  beforeAll(async () => {
+    server = createGrpcServer({ logger });
+    server.addService<media.MediaServiceServer>('dynamic_events.media.v1.MediaService', media.MediaServiceService, {
+      async storeImage(request) {
+        const text = request.data.toString();
+        if (text === 'bad') throw new AppError('INVALID_ARGUMENT', 'data is not an image', { field: 'data', rule: 'format', httpStatus: 415 });
+        if (text === 'boom') throw new Error('secret connection string postgres://u:p@db');
+        if (text === 'slow') await slow;
+        return { key: 'k', url: 'u', contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
+      },
+      async *getImage(request) {
+        if (request.key === 'missing') throw new AppError('NOT_FOUND', 'image missing not found');
+        yield { contentType: 'image/png', sizeBytes: '6', chunk: Buffer.from('abc') };
+        yield { contentType: '', sizeBytes: '0', chunk: Buffer.from('def') };
+      },
+    });
+    const port = await server.listen('127.0.0.1:0');
+    address = `127.0.0.1:${port}`;
+    server.setServing(true);
+    client = createGrpcClient(media.MediaServiceClient, address);
+  });
+
+  afterAll(async () => {
+    client.close();
+    await server.shutdown(1000);
+  });
+
+  it('returns responses and keeps AppError code, message and details', async () => {
+    const ok = await callUnary(client.storeImage.bind(client), { data: Buffer.from('png') }, { deadlineMs: 2000 });
+    expect(ok.sizeBytes).toBe('3');
+    const err = await callUnary(client.storeImage.bind(client), { data: Buffer.from('bad') }, { deadlineMs: 2000 }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'data is not an image', details: { field: 'data', rule: 'format', httpStatus: 415 } });
+    expect(httpStatusOf(err as AppError)).toBe(415);
+  });
+
+  it('never shows an internal message to the caller', async () => {
+    const err = (await callUnary(client.storeImage.bind(client), { data: Buffer.from('boom') }, { deadlineMs: 2000 }).catch((e: unknown) => e)) as AppError;
+    expect(err.code).toBe('INTERNAL');
+    expect(err.message).toBe('internal error');
+    expect(JSON.stringify(err)).not.toContain('postgres://');
+  });
+
+  it('maps transport failures to INTERNAL', async () => {
+    const dead = createGrpcClient(media.MediaServiceClient, '127.0.0.1:1');
+    const err = (await callUnary(dead.storeImage.bind(dead), { data: Buffer.from('x') }, { deadlineMs: 500 }).catch((e: unknown) => e)) as AppError;
+    dead.close();
+    expect(err).toBeInstanceOf(AppError);
+    expect(err.code).toBe('INTERNAL');
+  });
+
+  it('streams messages and errors', async () => {
+    const chunks: Buffer[] = [];
+    for await (const m of callStream(client.getImage.bind(client), { key: 'k' }, { deadlineMs: 2000 })) chunks.push(m.chunk);
+    expect(Buffer.concat(chunks).toString()).toBe('abcdef');
+    const run = async () => {
+      for await (const _ of callStream(client.getImage.bind(client), { key: 'missing' }, { deadlineMs: 2000 })) void _;
+    };
+    await expect(run()).rejects.toMatchObject({ code: 'NOT_FOUND', message: 'image missing not found' });
+  });
+
+  it('reports health and finishes in-flight calls on shutdown', async () => {
+    const health = createHealthChecker(address);
+    expect(await health.isServing('dynamic_events.media.v1.MediaService', 1000)).toBe(true);
+    expect(await health.isServing('nope', 1000)).toBe(false);
+    const inFlight = callUnary(client.storeImage.bind(client), { data: Buffer.from('slow') }, { deadlineMs: 5000 });
+    await new Promise((r) => setTimeout(r, 50));
+    const stopping = server.shutdown(3000);
+    expect(await health.isServing('', 500)).toBe(false);
+    release();
+    await expect(inFlight).resolves.toMatchObject({ key: 'k' });
+    await stopping;
+    health.close();
+  });
+});
+
+describe('timestamps', () => {
+  it('formats RFC 3339 UTC with nine fractional digits', () => {
+    expect(formatTimestamp(timestampFromMicros(1_763_713_204_123_456n))).toBe('2025-11-21T08:20:04.123456000Z');
+    expect(formatTimestamp(timestampFromMicros(0n))).toBe('1970-01-01T00:00:00.000000000Z');
+    expect(formatTimestamp(timestampFromMicros(-1n))).toBe('1969-12-31T23:59:59.999999000Z');
+  });
+});

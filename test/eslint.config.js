@@ -1,0 +1,26 @@
+// ESLint flat config for the whole repository (kept under test/ so the top level stays as agreed).
+// `basePath: '..'` makes every pattern below relative to the repository root.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { basePath: '..', ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/gen/**', '**/.data/**', 'coverage/**'] },
+  {
+    basePath: '..',
+    files: ['**/*.ts', '**/*.js'],
+    extends: [js.configs.recommended, ...tseslint.configs.recommended],
+    languageOptions: {
+      globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', setImmediate: 'readonly', queueMicrotask: 'readonly', performance: 'readonly' },
+    },
+    rules: {
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      // Only a service's main.ts reads the environment; everything else gets config passed in.
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read process.env only in main.ts and pass config down.' }],
+    },
+  },
+  {
+    basePath: '..',
+    files: ['*/src/main.ts', 'test/**', '*/test/**', 'deploy/**', 'proto/scripts/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);

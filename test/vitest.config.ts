@@ -1,0 +1,15 @@
+import { defineConfig } from 'vitest/config';
+
+// One config for the whole repository (root is the repository, not test/).
+export default defineConfig({
+  root: new URL('..', import.meta.url).pathname,
+  test: {
+    include: ['*/test/**/*.test.ts', 'test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', '**/dist/**'],
+    pool: 'forks',
+    testTimeout: 30_000,
+    hookTimeout: 90_000,
+    // Integration tests start real processes and databases; two cores do not gain from more.
+    maxWorkers: 2,
+  },
+});
