@@ -12,3 +12,4 @@ export * from './logger.js';
 export * from './reflection.js';
 export * from './timestamps.js';
 export * from './health-client.js';
+export * from './limits.js';

@@ -1,0 +1,26 @@
+/**
+ * Documented input limits, shared by the gateway (HTTP validation) and the registry (which other
+ * platform services call directly), so both reject the same input with the same rule.
+ * Generous on purpose: they stop abuse, not real integrations.
+ */
+export const LIMITS = Object.freeze({
+  /** device_name, object_id, object_domain, object_name, object_type, event_type, display_name. */
+  nameMaxLength: 255,
+  /** event_type.display_description. */
+  descriptionMaxLength: 1024,
+  /** Entries in event_additional_properties (base64_image included). */
+  propertiesMaxCount: 256,
+  propertyKeyMaxLength: 255,
+  /** Any property value except base64_image, whose size MAX_IMAGE_BYTES governs. */
+  propertyValueMaxLength: 16_384,
+  /** Entries in images and in video_clips, as sent (the stored image URL comes on top). */
+  urlsMaxCount: 64,
+  urlMaxLength: 2048,
+  /** Nesting depth of the JSON body; real payloads need 4. */
+  jsonMaxDepth: 32,
+  /** Events in one RecordEvents call (one transaction). */
+  batchMaxEvents: 500,
+});
+
+/** The reserved property whose value is a Base64 image; never stored as a property. */
+export const BASE64_IMAGE_KEY = 'base64_image';
