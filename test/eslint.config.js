@@ -1,12 +1,15 @@
 // ESLint flat config for the whole repository (kept under test/ so the top level stays as agreed).
-// `basePath: '..'` makes every pattern below relative to the repository root.
+// `basePath: repoRoot` makes every pattern below relative to the repository root.
+import { fileURLToPath } from 'node:url';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+const repoRoot = fileURLToPath(new URL('..', import.meta.url));
+
 export default tseslint.config(
-  { basePath: '..', ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/gen/**', '**/.data/**', 'coverage/**'] },
+  { basePath: repoRoot, ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/gen/**', '**/.data/**', 'coverage/**'] },
   {
-    basePath: '..',
+    basePath: repoRoot,
     files: ['**/*.ts', '**/*.js'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     languageOptions: {
@@ -19,8 +22,8 @@ export default tseslint.config(
     },
   },
   {
-    basePath: '..',
-    files: ['*/src/main.ts', 'test/**', '*/test/**', 'deploy/**', 'proto/scripts/**'],
+    basePath: repoRoot,
+    files: ['*/src/main.ts', 'test/**/*', '*/test/**/*', 'deploy/**/*', 'proto/scripts/**/*'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -1,0 +1,121 @@
+#!/usr/bin/env node
+/**
+ * All-in-one launcher behind `npm start`: runs registry, media and gateway as three child processes
+ * (the same entry points the containers use) on one machine, with embedded defaults unless
+ * DATABASE_URL / REDIS_URL / S3_* are set, which are passed through unchanged.
+ *
+ * Signals: children run in their own process groups, so a Ctrl-C or a SIGTERM to `npm start`'s
+ * group reaches only this process, which stops the gateway first (it finishes in-flight requests),
+ * then registry and media. npm forwards the group's signal once more a millisecond later; a burst
+ * counts as one request. A second signal more than a second later forces.
+ */
+import { spawn } from 'node:child_process';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createHealthChecker, createLogger } from '@dynamic-events/proto';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const env = process.env;
+const log = createLogger('launcher', env.LOG_LEVEL ?? 'info');
+
+const registryPort = env.REGISTRY_GRPC_PORT ?? '50051';
+const mediaPort = env.MEDIA_GRPC_PORT ?? '50052';
+const childEnv = {
+  ...env,
+  REGISTRY_GRPC_PORT: registryPort,
+  MEDIA_GRPC_PORT: mediaPort,
+  // Internal gRPC ports stay on loopback in the all-in-one mode; only the gateway faces users.
+  GRPC_HOST: env.GRPC_HOST ?? '127.0.0.1',
+  REGISTRY_ADDR: env.REGISTRY_ADDR ?? `127.0.0.1:${registryPort}`,
+  MEDIA_ADDR: env.MEDIA_ADDR ?? `127.0.0.1:${mediaPort}`,
+  // Gateway drain then backend drain must fit in the 10 s a container runtime usually grants.
+  SHUTDOWN_TIMEOUT_MS: env.SHUTDOWN_TIMEOUT_MS ?? '4000',
+};
+
+const children = new Map();
+let stopping = false;
+
+function start(name, dir) {
+  const child = spawn(process.execPath, [join(root, dir, 'dist', 'main.js')], {
+    env: childEnv,
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  children.set(name, { child, exited });
+  exited.then(({ code, signal }) => {
+    if (!stopping) {
+      log.error({ child: name, code, signal }, 'service exited unexpectedly; stopping the others');
+      void stop('child exited', 1);
+    }
+  });
+  return child;
+}
+
+async function waitServing(name, address, service, timeoutMs) {
+  const health = createHealthChecker(address);
+  const deadline = Date.now() + timeoutMs;
+  try {
+    while (!stopping && Date.now() < deadline) {
+      if (await health.isServing(service, 1000)) return;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  } finally {
+    health.close();
+  }
+  if (!stopping) throw new Error(`${name} did not become ready within ${timeoutMs} ms`);
+}
+
+async function terminate(names) {
+  const results = await Promise.all(
+    names.filter((name) => children.has(name)).map(async (name) => {
+      const { child, exited } = children.get(name);
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      const result = await exited;
+      return result.code === 0;
+    }),
+  );
+  return results.every(Boolean);
+}
+
+async function stop(reason, code = 0) {
+  if (stopping) return;
+  stopping = true;
+  log.info({ reason }, 'stopping: gateway first, then registry and media');
+  const gatewayOk = await terminate(['gateway']);
+  const backendsOk = await terminate(['registry', 'media']);
+  const ok = gatewayOk && backendsOk;
+  log.info({ ok }, 'stopped');
+  process.exit(code !== 0 ? code : ok ? 0 : 1);
+}
+
+let firstSignalAt = 0;
+function onSignal(signal) {
+  const now = Date.now();
+  if (firstSignalAt === 0) {
+    firstSignalAt = now;
+    void stop(signal);
+  } else if (now - firstSignalAt > 1000) {
+    log.warn({ signal }, 'second signal: forcing');
+    for (const { child } of children.values()) child.kill('SIGKILL');
+    process.exit(1);
+  }
+}
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
+
+start('registry', 'registry-service');
+start('media', 'media-service');
+try {
+  await Promise.all([
+    waitServing('registry', childEnv.REGISTRY_ADDR, 'dynamic_events.registry.v1.RegistryService', 60_000),
+    waitServing('media', childEnv.MEDIA_ADDR, 'dynamic_events.media.v1.MediaService', 60_000),
+  ]);
+} catch (err) {
+  log.error({ err }, 'start-up failed');
+  await stop('start-up failed', 1);
+}
+if (!stopping) {
+  start('gateway', 'ingest-gateway');
+  const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
+  log.info({ url: `${base}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
+}
