@@ -1,0 +1,94 @@
+/**
+ * Runs the real product for end-to-end tests: `node deploy/local/start.js` (what `npm start` runs
+ * after building) with its three services as child processes, on free ports and a temporary
+ * DATA_DIR, or on the real Postgres/Redis/S3 when their variables are passed.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { freePort } from './servers.js';
+
+export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+export interface Stack {
+  baseUrl: string;
+  /** `${baseUrl}/api/platform/dh` */
+  api: string;
+  process: ChildProcess;
+  /** Everything the stack printed (JSON log lines), for assertions and failure messages. */
+  output: () => string;
+  /** Sends a signal and resolves with the exit code and how long the exit took. */
+  stop: (signal?: NodeJS.Signals) => Promise<{ code: number | null; ms: number }>;
+}
+
+export interface StackOptions {
+  dataDir: string;
+  env?: Record<string, string>;
+  /** How to run it: the launcher directly (default) or the real `npm start` (builds first, slower). */
+  command?: 'launcher' | 'npm-start';
+}
+
+export async function startStack(options: StackOptions): Promise<Stack> {
+  const [port, registryPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const env = {
+    PATH: process.env.PATH ?? '',
+    HOME: process.env.HOME ?? '/tmp',
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REGISTRY_GRPC_PORT: String(registryPort),
+    MEDIA_GRPC_PORT: String(mediaPort),
+    DATA_DIR: options.dataDir,
+    PUBLIC_BASE_URL: baseUrl,
+    LOG_LEVEL: 'info',
+    ...options.env,
+  };
+  const [cmd, args] = options.command === 'npm-start' ? ['npm', ['start', '--silent']] : [process.execPath, ['deploy/local/start.js']];
+  // detached: its own process group, like a terminal session, so a group signal reaches npm too.
+  const child = spawn(cmd, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+
+  const deadline = Date.now() + 90_000;
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`stack exited with ${child.exitCode} during start-up:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill('SIGKILL');
+      throw new Error(`stack not ready within 90 s:\n${output}`);
+    }
+    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    if (ready) break;
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  return {
+    baseUrl,
+    api: `${baseUrl}/api/${options.env?.PLATFORM_SEGMENT ?? 'platform'}/dh`,
+    process: child,
+    output: () => output,
+    stop: async (signal = 'SIGTERM') => {
+      const started = Date.now();
+      if (child.exitCode === null && child.pid) process.kill(-child.pid, signal);
+      const code = await exited;
+      return { code, ms: Date.now() - started };
+    },
+  };
+}
+
+/** POSTs JSON and returns status, headers and parsed body. */
+export async function postJson(url: string, body: unknown, headers: Record<string, string> = {}) {
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
+
+export async function getJson(url: string, headers: Record<string, string> = {}) {
+  const res = await fetch(url, { headers });
+  const text = await res.text();
+  return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : undefined };
+}
