@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
+import { assertMatchesSchema } from '../support/openapi.js';
 import { tempDir } from '../support/servers.js';
 import { getJson, postJson, startStack, type Stack } from '../support/stack.js';
 
@@ -43,6 +44,7 @@ describe('POST dynamic-events (embedded stack)', () => {
     });
     expect(event.created_at).toMatch(NINE_DIGITS);
     expect(event.updated_at).toMatch(NINE_DIGITS);
+    assertMatchesSchema('Event', event);
 
     const again = await getJson(`${stack.api}/dynamic-events/${String(event.id)}`);
     expect(again.status).toBe(200);
@@ -62,6 +64,7 @@ describe('POST dynamic-events (embedded stack)', () => {
     expect(device.status).toBe(200);
     expect(device.body).toMatchObject({ device_name: 'cam-reuse', kind: 'generic' });
     expect(device.body!.created_at).toMatch(NINE_DIGITS);
+    assertMatchesSchema('Device', device.body);
 
     const object = await getJson(`${stack.api}/objects/acme.reuse.ch-9`);
     expect(object.status).toBe(200);
@@ -73,10 +76,12 @@ describe('POST dynamic-events (embedded stack)', () => {
       object_type: 'video_channel',
       device_name: 'cam-reuse',
     });
+    assertMatchesSchema('Object', object.body);
 
     const type = await getJson(`${stack.api}/event-types/acme.reuse/door_open`);
     expect(type.status).toBe(200);
     expect(type.body).toMatchObject({ domain: 'acme.reuse', event_type: 'door_open', display_name: 'Motion detected', display_description: 'Motion was detected in the field of view' });
+    assertMatchesSchema('EventType', type.body);
   });
 
   it('answers 404 JSON for things that do not exist', async () => {
@@ -148,7 +153,7 @@ describe('bad input: a clear error and nothing stored', () => {
       const device = `cam-bad-${name.replace(/\W+/g, '-')}`;
       const res = await postJson(url, build(exampleEvent({ device })));
       expect(res.status).toBe(status);
-      expect(Object.keys(res.body!)).toEqual(['error']);
+      assertMatchesSchema('Error', res.body);
       expect(res.body!.error).toMatch(message);
       const stored = await getJson(`${stack.api}/devices/${device}`);
       expect(stored.status).toBe(404);
