@@ -1,0 +1,76 @@
+import { AppError, invalidArgument } from '@dynamic-events/proto';
+import type { MediaMetrics } from '../metrics.js';
+import type { ImageStorage } from '../storage/types.js';
+import { imageKeyOf } from './image-key.js';
+import { sniffImage } from './image-sniff.js';
+
+export interface StoreImageDeps {
+  storage: ImageStorage;
+  metrics: MediaMetrics;
+  maxImageBytes: number;
+  maxImagePixels: number;
+  /** Without a trailing slash, e.g. https://events.example.com. */
+  publicBaseUrl: string;
+  platformSegment: string;
+}
+
+/** A stored image as callers see it. */
+export interface StoredImage {
+  key: string;
+  url: string;
+  contentType: string;
+  sizeBytes: number;
+  width: number;
+  height: number;
+  /** False when identical bytes were stored before. */
+  created: boolean;
+}
+
+/** Refusals are about the request's `data` field; the gateway names its own field in front. */
+function checkImage(bytes: Buffer, deps: StoreImageDeps): ReturnType<typeof sniffImage> {
+  if (bytes.length === 0) throw invalidArgument('data', 'required', 'image is empty');
+  if (bytes.length > deps.maxImageBytes) {
+    throw new AppError('INVALID_ARGUMENT', `image is larger than the limit of ${deps.maxImageBytes} bytes`, {
+      field: 'data',
+      rule: 'size',
+      httpStatus: 413,
+    });
+  }
+  const info = sniffImage(bytes);
+  if (info.pixels > deps.maxImagePixels) {
+    throw invalidArgument('data', 'pixels', `image has too many pixels: ${info.width}x${info.height} is above the limit of ${deps.maxImagePixels}`);
+  }
+  return info;
+}
+
+/**
+ * StoreImage: checks size, real format, dimensions and pixel count, then stores the exact bytes
+ * under their content hash, so identical images are stored once and their URL never changes.
+ */
+export function createStoreImage(deps: StoreImageDeps): (bytes: Buffer) => Promise<StoredImage> {
+  const { storage, metrics } = deps;
+  const urlPrefix = `${deps.publicBaseUrl}/api/${deps.platformSegment}/dh/media/`;
+
+  return async (bytes) => {
+    let info;
+    try {
+      info = checkImage(bytes, deps);
+    } catch (err) {
+      if (err instanceof AppError) metrics.rejections.inc({ rule: err.details.rule ?? 'unknown' });
+      throw err;
+    }
+    const key = imageKeyOf(bytes, info.ext);
+    const created = await storage.put(key, bytes, info.contentType);
+    metrics.imagesStored.inc({ result: created ? 'created' : 'deduplicated', format: info.format });
+    if (created) metrics.bytesStored.inc(bytes.length);
+    return {
+      key,
+      url: urlPrefix + key,
+      contentType: info.contentType,
+      sizeBytes: bytes.length,
+      width: info.width,
+      height: info.height,
+      created,
+    };
+  };
+}

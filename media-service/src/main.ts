@@ -1,0 +1,24 @@
+/** Entry point: the only file that reads the environment or touches the process. */
+import { createLogger, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { Registry } from 'prom-client';
+import { loadConfig } from './config.js';
+import { createServer } from './server.js';
+import { createFilesystemStorage } from './storage/filesystem.js';
+import { createS3Storage } from './storage/s3.js';
+
+const SERVICE = 'media-service';
+
+// Until the config is known (a bad LOG_LEVEL included), start-up failures log at the default level.
+runMain(createLogger(SERVICE), async () => {
+  const config = loadConfig(process.env);
+  const logger = createLogger(SERVICE, config.logLevel);
+  const storage = config.storage.kind === 's3' ? createS3Storage(config.storage) : createFilesystemStorage(config.storage);
+  const server = createServer({ logger, storage, registry: new Registry(), config });
+  const host = config.grpcHost.includes(':') && !config.grpcHost.startsWith('[') ? `[${config.grpcHost}]` : config.grpcHost;
+  const port = await server.listen(`${host}:${config.grpcPort}`);
+  logger.info(
+    { host: config.grpcHost, port, storage: storage.description, maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels },
+    `${SERVICE} listening on ${host}:${port}`,
+  );
+  onShutdownSignal(logger, () => server.shutdown(config.shutdownTimeoutMs));
+});
