@@ -1,0 +1,86 @@
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import type { Logger } from '@dynamic-events/proto';
+import type { MediaClient } from './clients/media.js';
+import type { RegistryClient } from './clients/registry.js';
+import type { GatewayConfig } from './config.js';
+import type { GatewayMiddleware, GatewayState } from './context.js';
+import type { Metrics } from './metrics.js';
+import { bearerAuth } from './middleware/auth.js';
+import { errors } from './middleware/errors.js';
+import { requestId } from './middleware/request-id.js';
+import { dynamicEventRoutes } from './routes/dynamic-events.js';
+import { healthRoutes } from './routes/health.js';
+import { mediaRoutes } from './routes/media.js';
+import { readRoutes } from './routes/reads.js';
+
+/** Everything the HTTP app needs; tests pass fakes for the clients. */
+export interface AppDeps {
+  config: Pick<GatewayConfig, 'platformSegment' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes'>;
+  logger: Logger;
+  registry: RegistryClient;
+  media: MediaClient;
+  metrics: Metrics;
+  /** Aborted when shutdown starts: /readyz answers 503 and responses close their connection. */
+  draining?: AbortSignal;
+  /** Deadline of each readiness probe of registry and media (default 2000 ms). */
+  probeDeadlineMs?: number;
+}
+
+/** Builds the Koa app (errors middleware first); it never listens, main.ts or a test does. */
+export function createApp(deps: AppDeps): Koa<GatewayState> {
+  const app = new Koa<GatewayState>();
+  const draining = deps.draining ?? new AbortController().signal;
+  const router = new Router<GatewayState>();
+  const base = `/api/${deps.config.platformSegment}/dh`;
+  const auth = bearerAuth({ token: deps.config.dynamicEventsToken, metrics: deps.metrics });
+
+  dynamicEventRoutes(router, base, {
+    auth,
+    registry: deps.registry,
+    media: deps.media,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    maxImageBytes: deps.config.maxImageBytes,
+  });
+  readRoutes(router, base, { auth, registry: deps.registry });
+  mediaRoutes(router, base, { media: deps.media });
+  healthRoutes(router, {
+    registry: deps.registry,
+    media: deps.media,
+    metrics: deps.metrics,
+    draining,
+    probeDeadlineMs: deps.probeDeadlineMs ?? 2000,
+  });
+
+  // Only failures after the response started (a media stream breaking mid-body) get here.
+  app.on('error', (err: unknown, ctx?: { state?: Partial<GatewayState> }) => {
+    deps.logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after headers were sent');
+  });
+
+  app.use(errors(deps));
+  app.use(requestId(deps));
+  app.use(closeWhenDraining(draining));
+  app.use(jsonFallbacks());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/** While shutting down, every response closes its keep-alive connection so the server can stop. */
+function closeWhenDraining(draining: AbortSignal): GatewayMiddleware {
+  return (ctx, next) => {
+    if (draining.aborted) ctx.set('Connection', 'close');
+    return next();
+  };
+}
+
+/** The router leaves 404/405/501 without a body: give them the spec's `{"error"}` shape. */
+function jsonFallbacks(): GatewayMiddleware {
+  return async (ctx, next) => {
+    await next();
+    if (ctx.body !== undefined && ctx.body !== null) return;
+    if (ctx.status === 404) ctx.body = { error: `no route for ${ctx.method} ${ctx.path}` };
+    else if (ctx.status === 405) ctx.body = { error: `method ${ctx.method} not allowed for ${ctx.path} (allowed: ${ctx.response.get('Allow')})` };
+    else if (ctx.status === 501) ctx.body = { error: `method ${ctx.method} not implemented` };
+  };
+}

@@ -1,0 +1,76 @@
+import { callStream, callUnary, createGrpcClient, createHealthChecker, media } from '@dynamic-events/proto';
+import type { CallOptions, StoredImage } from '../model.js';
+
+/** Full service name, as registered on the media server and its health endpoint. */
+export const MEDIA_SERVICE = 'dynamic_events.media.v1.MediaService';
+
+/** An image being streamed from the media service; the first message already arrived (it exists). */
+export interface ImageStream {
+  contentType: string;
+  sizeBytes: number;
+  /** The bytes in order; stopping the iteration early cancels the gRPC call. */
+  chunks: AsyncIterable<Buffer>;
+  /** Cancels the gRPC call when the chunks will not be read (HEAD, client gone before the body). */
+  cancel(): Promise<void>;
+}
+
+/** The media service as the gateway uses it; failures reject with AppError. */
+export interface MediaClient {
+  /** Stores decoded image bytes; INVALID_ARGUMENT when they are not a supported image. */
+  storeImage(data: Buffer, options: CallOptions): Promise<StoredImage>;
+  /** Opens a stored image; NOT_FOUND for an unknown key. */
+  openImage(key: string, options: CallOptions): Promise<ImageStream>;
+  isServing(deadlineMs: number): Promise<boolean>;
+  close(): void;
+}
+
+export interface MediaClientOptions {
+  /** Deadline of StoreImage. */
+  deadlineMs: number;
+  /** Deadline of a whole GetImage stream, which lasts as long as a slow HTTP client reads. */
+  streamDeadlineMs: number;
+  /** MAX_IMAGE_BYTES plus room for the envelope; must match the media server's limit. */
+  maxMessageBytes: number;
+}
+
+/** Creates the gateway's only media client (one channel, reused by every request). */
+export function createMediaClient(address: string, options: MediaClientOptions): MediaClient {
+  const client = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: options.maxMessageBytes });
+  const health = createHealthChecker(address);
+
+  return {
+    async storeImage(data, call) {
+      const stored = await callUnary(client.storeImage.bind(client), { data }, { deadlineMs: options.deadlineMs, requestId: call.requestId });
+      return { key: stored.key, url: stored.url, contentType: stored.contentType, sizeBytes: Number(stored.sizeBytes) };
+    },
+    async openImage(key, call) {
+      const messages = callStream(client.getImage.bind(client), { key }, { deadlineMs: options.streamDeadlineMs, requestId: call.requestId });
+      // Wait for the first message so an unknown key becomes a 404 before any header is sent.
+      const first = await messages.next();
+      if (first.done) throw new Error('media GetImage stream ended without a message');
+      const head = first.value;
+      async function* chunks(): AsyncGenerator<Buffer> {
+        try {
+          if (head.chunk.length > 0) yield head.chunk;
+          for await (const message of messages) if (message.chunk.length > 0) yield message.chunk;
+        } finally {
+          // Also reached when the reader stops at the first chunk, before the loop above owns `messages`.
+          await messages.return(undefined);
+        }
+      }
+      return {
+        contentType: head.contentType,
+        sizeBytes: Number(head.sizeBytes),
+        chunks: chunks(),
+        cancel: async () => {
+          await messages.return(undefined);
+        },
+      };
+    },
+    isServing: (deadlineMs) => health.isServing(MEDIA_SERVICE, deadlineMs),
+    close() {
+      client.close();
+      health.close();
+    },
+  };
+}

@@ -1,0 +1,113 @@
+import { callUnary, createGrpcClient, createHealthChecker, formatTimestamp, registry } from '@dynamic-events/proto';
+import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
+
+/** Full service name, as registered on the registry's server and its health endpoint. */
+export const REGISTRY_SERVICE = 'dynamic_events.registry.v1.RegistryService';
+
+/** The registry as the gateway uses it: plain gateway types in and out; failures reject with AppError. */
+export interface RegistryClient {
+  /** Resolves once the registry committed the event. */
+  recordEvent(input: EventInput, options: CallOptions): Promise<RecordedEvent>;
+  getEvent(id: string, options: CallOptions): Promise<RecordedEvent>;
+  getDevice(deviceName: string, options: CallOptions): Promise<DeviceRecord>;
+  /** `id` is the object's full identifier "{object_domain}.{object_id}". */
+  getObject(id: string, options: CallOptions): Promise<ObjectRecord>;
+  getEventType(domain: string, eventType: string, options: CallOptions): Promise<EventTypeRecord>;
+  /** True while the registry reports SERVING (it does so only while its database is usable). */
+  isServing(deadlineMs: number): Promise<boolean>;
+  close(): void;
+}
+
+export interface RegistryClientOptions {
+  /** Deadline of every call; no request waits on the registry longer than this. */
+  deadlineMs: number;
+}
+
+/** Creates the gateway's only registry client (one channel, reused by every request). */
+export function createRegistryClient(address: string, options: RegistryClientOptions): RegistryClient {
+  const client = createGrpcClient(registry.RegistryServiceClient, address);
+  const health = createHealthChecker(address);
+  const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
+
+  return {
+    async recordEvent(input, call) {
+      const response = await callUnary(client.recordEvent.bind(client), { event: toNewEvent(input) }, settings(call));
+      return toRecordedEvent(required(response.event, 'RecordEvent', 'event'));
+    },
+    async getEvent(id, call) {
+      const response = await callUnary(client.getEvent.bind(client), { id }, settings(call));
+      return toRecordedEvent(required(response.event, 'GetEvent', 'event'));
+    },
+    async getDevice(deviceName, call) {
+      const response = await callUnary(client.getDevice.bind(client), { deviceName }, settings(call));
+      const device = required(response.device, 'GetDevice', 'device');
+      return {
+        deviceName: device.deviceName,
+        kind: device.kind,
+        createdAt: formatTimestamp(device.createdAt),
+        updatedAt: formatTimestamp(device.updatedAt),
+      };
+    },
+    async getObject(id, call) {
+      const response = await callUnary(client.getObject.bind(client), { id }, settings(call));
+      const object = required(response.object, 'GetObject', 'object');
+      return {
+        id: object.id,
+        objectId: object.objectId,
+        objectDomain: object.objectDomain,
+        objectName: object.objectName,
+        objectType: object.objectType,
+        deviceName: object.deviceName,
+        createdAt: formatTimestamp(object.createdAt),
+        updatedAt: formatTimestamp(object.updatedAt),
+      };
+    },
+    async getEventType(domain, eventType, call) {
+      const response = await callUnary(client.getEventType.bind(client), { domain, eventType }, settings(call));
+      const type = required(response.eventType, 'GetEventType', 'event_type');
+      return {
+        domain: type.domain,
+        eventType: type.eventType,
+        displayName: type.displayName,
+        displayDescription: type.displayDescription,
+        createdAt: formatTimestamp(type.createdAt),
+        updatedAt: formatTimestamp(type.updatedAt),
+      };
+    },
+    isServing: (deadlineMs) => health.isServing(REGISTRY_SERVICE, deadlineMs),
+    close() {
+      client.close();
+      health.close();
+    },
+  };
+}
+
+function toNewEvent(input: EventInput): registry.NewEvent {
+  return {
+    source: { ...input.source },
+    eventType: { ...input.eventType },
+    additionalProperties: input.properties.map(({ key, value }) => ({ key, value })),
+    images: [...input.images],
+    videoClips: [...input.videoClips],
+  };
+}
+
+function toRecordedEvent(event: registry.Event): RecordedEvent {
+  return {
+    id: event.id,
+    domain: event.domain,
+    eventType: event.eventType,
+    rels: [...event.rels],
+    images: [...event.images],
+    videoClips: [...event.videoClips],
+    properties: event.additionalProperties.map(({ key, value }) => ({ key, value })),
+    createdAt: formatTimestamp(event.createdAt),
+    updatedAt: formatTimestamp(event.updatedAt),
+  };
+}
+
+/** A response without its message is a contract violation: a plain Error, so the caller sees a 500. */
+function required<T>(value: T | undefined, method: string, field: string): T {
+  if (value === undefined) throw new Error(`registry ${method} response has no ${field}`);
+  return value;
+}

@@ -1,0 +1,109 @@
+import { Ajv, type ErrorObject } from 'ajv';
+
+/** The gateway's validated, frozen configuration. */
+export interface GatewayConfig {
+  logLevel: string;
+  port: number;
+  host: string;
+  /** The path segment carrying the platform's name: /api/{platformSegment}/dh/... */
+  platformSegment: string;
+  /** Base of public URLs (no trailing slash); logged at start-up, used by the media service for image URLs. */
+  publicBaseUrl: string;
+  /** When set, POST and the read endpoints need `Authorization: Bearer <token>`. */
+  dynamicEventsToken: string | undefined;
+  registryAddr: string;
+  mediaAddr: string;
+  maxBodyBytes: number;
+  maxImageBytes: number;
+  grpcDeadlineMs: number;
+  shutdownTimeoutMs: number;
+}
+
+const MIB = 1024 * 1024;
+const positive = (maximum: number) => ({ type: 'integer', minimum: 1, maximum });
+const hostPort = { type: 'string', pattern: '^[^\\s:]+(:[^\\s:]*)*:[0-9]{1,5}$' };
+
+/** Every variable the gateway reads; values arrive as strings and ajv coerces the numeric ones. */
+const ENV_SCHEMA = {
+  type: 'object',
+  properties: {
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] },
+    PORT: { type: 'integer', minimum: 0, maximum: 65535 },
+    HOST: { type: 'string', pattern: '^\\S+$' },
+    PLATFORM_SEGMENT: { type: 'string', pattern: '^[A-Za-z0-9._~-]+$', not: { enum: ['.', '..'] } },
+    PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$' },
+    // Visible ASCII only: anything else cannot travel in an HTTP header as a bearer token.
+    DYNAMIC_EVENTS_TOKEN: { type: 'string', pattern: '^[\\x21-\\x7E]+$' },
+    REGISTRY_GRPC_PORT: positive(65535),
+    MEDIA_GRPC_PORT: positive(65535),
+    REGISTRY_ADDR: hostPort,
+    MEDIA_ADDR: hostPort,
+    MAX_BODY_BYTES: positive(256 * MIB),
+    MAX_IMAGE_BYTES: positive(256 * MIB),
+    GRPC_DEADLINE_MS: positive(600_000),
+    SHUTDOWN_TIMEOUT_MS: positive(600_000),
+  },
+} as const;
+
+type EnvName = keyof typeof ENV_SCHEMA.properties;
+
+const validateEnv = new Ajv({ allErrors: true, coerceTypes: true, strict: true }).compile(ENV_SCHEMA);
+
+/**
+ * Validates the environment (empty values count as unset) and returns the frozen config.
+ * Throws one Error naming every bad variable, so an operator fixes them all in one go.
+ */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Readonly<GatewayConfig> {
+  const values: Record<string, unknown> = {};
+  for (const name of Object.keys(ENV_SCHEMA.properties)) {
+    const value = env[name];
+    if (value !== undefined && value !== '') values[name] = value;
+  }
+  if (!validateEnv(values)) {
+    const problems = (validateEnv.errors ?? []).map(describe);
+    throw new Error(`invalid configuration: ${[...new Set(problems)].join('; ')}`);
+  }
+  const get = <T>(name: EnvName, fallback: T): T => (values[name] as T | undefined) ?? fallback;
+  const port = get('PORT', 8080);
+  return Object.freeze({
+    logLevel: get('LOG_LEVEL', 'info'),
+    port,
+    host: get('HOST', '0.0.0.0'),
+    platformSegment: get('PLATFORM_SEGMENT', 'platform'),
+    publicBaseUrl: get('PUBLIC_BASE_URL', `http://localhost:${port}`).replace(/\/+$/, ''),
+    dynamicEventsToken: get<string | undefined>('DYNAMIC_EVENTS_TOKEN', undefined),
+    registryAddr: get('REGISTRY_ADDR', `127.0.0.1:${get('REGISTRY_GRPC_PORT', 50051)}`),
+    mediaAddr: get('MEDIA_ADDR', `127.0.0.1:${get('MEDIA_GRPC_PORT', 50052)}`),
+    maxBodyBytes: get('MAX_BODY_BYTES', 16 * MIB),
+    maxImageBytes: get('MAX_IMAGE_BYTES', 10 * MIB),
+    grpcDeadlineMs: get('GRPC_DEADLINE_MS', 10_000),
+    shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS', 8000),
+  });
+}
+
+/** One readable line per bad variable; the token's value is never echoed. */
+function describe(error: ErrorObject): string {
+  const name = error.instancePath.slice(1);
+  switch (error.keyword) {
+    case 'type':
+      return `${name} must be an integer`;
+    case 'minimum':
+    case 'maximum': {
+      const range = (ENV_SCHEMA.properties as Record<string, { minimum?: number; maximum?: number }>)[name];
+      return `${name} must be an integer from ${range?.minimum} to ${range?.maximum}`;
+    }
+    case 'enum':
+      return `${name} must be one of ${(error.params as { allowedValues: string[] }).allowedValues.join(', ')}`;
+    default:
+      return `${name} ${HINTS[name] ?? 'is invalid'}`;
+  }
+}
+
+const HINTS: Record<string, string> = {
+  HOST: 'must be a host name or address without spaces',
+  PLATFORM_SEGMENT: 'must be one URL path segment (letters, digits, "-", "_", ".", "~")',
+  PUBLIC_BASE_URL: 'must be an http(s) URL without query or fragment, e.g. http://localhost:8080',
+  DYNAMIC_EVENTS_TOKEN: 'must contain only visible ASCII characters (no spaces)',
+  REGISTRY_ADDR: 'must be host:port',
+  MEDIA_ADDR: 'must be host:port',
+};

@@ -1,0 +1,32 @@
+import type { Server } from 'node:http';
+import type { Logger } from '@dynamic-events/proto';
+
+/** Listens and resolves with the bound port (0 picks a free one). */
+export function listen(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+/**
+ * Stops accepting, lets in-flight requests finish and closes idle keep-alive sockets; after
+ * `timeoutMs` the remaining connections are cut so shutdown always ends.
+ */
+export function closeGracefully(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      logger.warn({ timeoutMs }, 'http shutdown timed out, closing remaining connections');
+      server.closeAllConnections();
+    }, timeoutMs);
+    server.close(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}

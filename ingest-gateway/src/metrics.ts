@@ -1,0 +1,47 @@
+import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+
+/** The gateway's Prometheus metrics, in their own registry (one per app, so tests never collide). */
+export interface Metrics {
+  readonly registry: Registry;
+  /** Labels: method, route (the route pattern, never the raw path), status_class ("2xx"...). */
+  readonly httpRequests: Counter<'method' | 'route' | 'status_class'>;
+  readonly httpDuration: Histogram<'method' | 'route'>;
+  /** Labels: reason ("missing", "invalid"). */
+  readonly authFailures: Counter<'reason'>;
+  /** Labels: rule (low-cardinality rule names such as "required", "max-length", "base64"). */
+  readonly validationFailures: Counter<'rule'>;
+}
+
+/** Creates the registry with default process metrics plus the HTTP ones. */
+export function createMetrics(): Metrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    httpRequests: new Counter({
+      name: 'http_requests_total',
+      help: 'HTTP requests answered, by method, route pattern and status class',
+      labelNames: ['method', 'route', 'status_class'],
+      registers: [registry],
+    }),
+    httpDuration: new Histogram({
+      name: 'http_request_duration_seconds',
+      help: 'HTTP request duration in seconds, by method and route pattern',
+      labelNames: ['method', 'route'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    }),
+    authFailures: new Counter({
+      name: 'http_auth_failures_total',
+      help: 'Requests rejected by bearer authentication, by reason',
+      labelNames: ['reason'],
+      registers: [registry],
+    }),
+    validationFailures: new Counter({
+      name: 'http_validation_failures_total',
+      help: 'Requests rejected as bad input (4xx), by the rule that failed',
+      labelNames: ['rule'],
+      registers: [registry],
+    }),
+  };
+}

@@ -1,0 +1,102 @@
+import { koaBody } from 'koa-body';
+import { AppError, invalidArgument } from '@dynamic-events/proto';
+import type { GatewayMiddleware } from '../context.js';
+
+/**
+ * Content-Type check, size-limited read and JSON parsing of an object body into ctx.state.body.
+ * koa-body reads the text (its limit answers 413) but we parse it ourselves: its JSON parser
+ * rejects `__proto__` keys, which the contract treats as ordinary property names. JSON.parse
+ * stores such keys as own data properties, so they never reach a prototype.
+ */
+export function jsonBody(options: { maxBodyBytes: number; maxDepth: number }): GatewayMiddleware {
+  const read = koaBody({
+    json: false,
+    urlencoded: false,
+    multipart: false,
+    text: true,
+    textTypes: ['application/json'],
+    textLimit: options.maxBodyBytes,
+    encoding: 'utf-8',
+  });
+  const noop = async (): Promise<void> => {};
+
+  return async (ctx, next) => {
+    assertJsonContentType(ctx.get('Content-Type'));
+    try {
+      await read(ctx, noop);
+    } catch (err) {
+      const status = (err as { status?: unknown }).status;
+      if (status === 413) {
+        throw new AppError('INVALID_ARGUMENT', `body exceeds ${options.maxBodyBytes} bytes`, {
+          httpStatus: 413,
+          field: 'body',
+          rule: 'max-body-bytes',
+        });
+      }
+      throw err;
+    }
+    // No body at all (Content-Length: 0) leaves nothing behind: that is not valid JSON either.
+    const text: unknown = ctx.request.body;
+    ctx.state.body = parseJsonObject(typeof text === 'string' ? text : '', options.maxDepth);
+    return next();
+  };
+}
+
+/** 415 unless the media type is application/json; parameters are fine, a non-UTF-8 charset is not. */
+export function assertJsonContentType(header: string): void {
+  const [type = '', ...parameters] = header.split(';');
+  const unsupported = (message: string) => new AppError('INVALID_ARGUMENT', message, { httpStatus: 415, field: 'Content-Type', rule: 'content-type' });
+  if (type.trim().toLowerCase() !== 'application/json') throw unsupported('Content-Type must be application/json');
+  for (const parameter of parameters) {
+    const [name = '', value = ''] = parameter.split('=');
+    const charset = value.trim().replace(/^"(.*)"$/, '$1').toLowerCase();
+    if (name.trim().toLowerCase() === 'charset' && charset !== 'utf-8' && charset !== 'utf8') {
+      throw unsupported('Content-Type charset must be utf-8');
+    }
+  }
+}
+
+/**
+ * Parses a body that must be a JSON object. Depth is checked on the text before parsing, in one
+ * iterative pass, so an absurdly nested body costs neither a parse nor a deep structure.
+ */
+export function parseJsonObject(text: string, maxDepth: number): Record<string, unknown> {
+  if (nestingExceeds(text, maxDepth)) {
+    throw invalidArgument('body', 'max-depth', `body is nested too deeply (max ${maxDepth} levels)`);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    throw invalidArgument('body', 'invalid-json', 'body is not valid JSON');
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw invalidArgument('body', 'not-object', 'body must be a JSON object');
+  }
+  return value as Record<string, unknown>;
+}
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const OPENERS = new Set([0x5b, 0x7b]);
+const CLOSERS = new Set([0x5d, 0x7d]);
+
+/** True when arrays/objects nest deeper than `max` (the top-level object is level 1); skips strings. */
+export function nestingExceeds(text: string, max: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (inString) {
+      if (code === BACKSLASH) i++;
+      else if (code === QUOTE) inString = false;
+    } else if (code === QUOTE) {
+      inString = true;
+    } else if (OPENERS.has(code)) {
+      if (++depth > max) return true;
+    } else if (CLOSERS.has(code)) {
+      depth--;
+    }
+  }
+  return false;
+}

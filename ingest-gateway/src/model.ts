@@ -1,0 +1,89 @@
+/**
+ * The gateway's own plain types. Protobuf types stop in clients/*.ts: routes, validation and
+ * presenters only see these, so a contract change touches one mapping per client.
+ */
+
+/** The source of an event, as sent (values stored exactly as sent, never trimmed). */
+export interface SourceInput {
+  deviceName: string;
+  objectId: string;
+  objectDomain: string;
+  objectName: string;
+  objectType: string;
+}
+
+/** The event type as sent; applied by the registry only when the type is new in its domain. */
+export interface EventTypeInput {
+  eventType: string;
+  displayName: string;
+  displayDescription: string;
+}
+
+/** One custom property; a list of pairs so any key (`__proto__` included) is plain data. */
+export interface PropertyPair {
+  key: string;
+  value: string;
+}
+
+/** A validated event ready for the registry (base64_image already removed and stored). */
+export interface EventInput {
+  source: SourceInput;
+  eventType: EventTypeInput;
+  properties: PropertyPair[];
+  images: string[];
+  videoClips: string[];
+}
+
+/** A recorded event; timestamps are RFC 3339 UTC strings with nine fractional digits. */
+export interface RecordedEvent {
+  id: string;
+  domain: string;
+  eventType: string;
+  rels: string[];
+  images: string[];
+  videoClips: string[];
+  properties: PropertyPair[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface DeviceRecord {
+  deviceName: string;
+  kind: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ObjectRecord {
+  /** Full identifier "{object_domain}.{object_id}". */
+  id: string;
+  objectId: string;
+  objectDomain: string;
+  objectName: string;
+  objectType: string;
+  deviceName: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface EventTypeRecord {
+  domain: string;
+  eventType: string;
+  displayName: string;
+  displayDescription: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** What the media service answered for a stored image. */
+export interface StoredImage {
+  key: string;
+  url: string;
+  contentType: string;
+  sizeBytes: number;
+}
+
+/** Per-call settings every client method takes: the request id travels to the service's logs. */
+export interface CallOptions {
+  requestId: string;
+}

@@ -1,0 +1,35 @@
+import { BASE64_IMAGE_KEY } from '@dynamic-events/proto';
+import type { RecordedEvent } from '../model.js';
+
+/** The event resource as the spec (2.4) shows it. */
+export interface EventJson {
+  id: string;
+  domain: string;
+  event_type: string;
+  rels: string[];
+  images: string[];
+  video_clips: string[];
+  event_additional_properties: Record<string, string>;
+  created_at: string;
+  updated_at: string;
+}
+
+/**
+ * Spec shape of an event. Properties go through Object.fromEntries, which defines own data
+ * properties: a key such as "__proto__" is echoed as data and never changes a prototype.
+ */
+export function presentEvent(event: RecordedEvent): EventJson {
+  return {
+    id: event.id,
+    domain: event.domain,
+    event_type: event.eventType,
+    rels: [...event.rels],
+    images: [...event.images],
+    video_clips: [...event.videoClips],
+    event_additional_properties: Object.fromEntries(
+      event.properties.filter(({ key }) => key !== BASE64_IMAGE_KEY).map(({ key, value }) => [key, value]),
+    ),
+    created_at: event.createdAt,
+    updated_at: event.updatedAt,
+  };
+}

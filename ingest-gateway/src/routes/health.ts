@@ -1,0 +1,45 @@
+import type { Router } from '@koa/router';
+import type { MediaClient } from '../clients/media.js';
+import type { RegistryClient } from '../clients/registry.js';
+import type { GatewayState } from '../context.js';
+import type { Metrics } from '../metrics.js';
+
+export interface HealthRouteDeps {
+  registry: Pick<RegistryClient, 'isServing'>;
+  media: Pick<MediaClient, 'isServing'>;
+  metrics: Metrics;
+  /** Aborted when shutdown starts: readiness turns false before the server stops accepting. */
+  draining: AbortSignal;
+  /** Deadline of each dependency's health check. */
+  probeDeadlineMs: number;
+}
+
+/** /healthz (process up), /readyz (registry and media SERVING, not draining), /metrics (Prometheus). */
+export function healthRoutes(router: Router<GatewayState>, deps: HealthRouteDeps): void {
+  router.get('/healthz', (ctx) => {
+    ctx.body = { status: 'ok' };
+  });
+
+  router.get('/readyz', async (ctx) => {
+    if (deps.draining.aborted) {
+      ctx.status = 503;
+      ctx.body = { error: 'not ready: shutting down' };
+      return;
+    }
+    const probe = (dependency: Pick<RegistryClient, 'isServing'>) => dependency.isServing(deps.probeDeadlineMs).catch(() => false);
+    const [registryUp, mediaUp] = await Promise.all([probe(deps.registry), probe(deps.media)]);
+    const failing = [registryUp ? undefined : 'registry', mediaUp ? undefined : 'media'].filter((name) => name !== undefined);
+    if (failing.length > 0) {
+      ctx.status = 503;
+      ctx.body = { error: `not ready: ${failing.join(', ')}` };
+      return;
+    }
+    ctx.body = { status: 'ready' };
+  });
+
+  router.get('/metrics', async (ctx) => {
+    const text = await deps.metrics.registry.metrics();
+    ctx.set('Content-Type', deps.metrics.registry.contentType);
+    ctx.body = text;
+  });
+}

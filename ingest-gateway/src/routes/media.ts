@@ -1,0 +1,55 @@
+import { Readable } from 'node:stream';
+import type { Router } from '@koa/router';
+import { AppError } from '@dynamic-events/proto';
+import type { MediaClient } from '../clients/media.js';
+import type { GatewayState } from '../context.js';
+
+/** Keys are "{sha256 hex}.{ext}"; anything outside this shape is answered 404 without asking media. */
+const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
+
+/**
+ * Stored images are immutable (the key is a content hash) and may be any bytes a caller sent
+ * as an "image": never let a browser sniff or run them, and let caches keep them forever.
+ */
+const IMAGE_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  'Content-Security-Policy': "default-src 'none'; sandbox",
+  'Cache-Control': 'public, max-age=31536000, immutable',
+};
+
+/**
+ * GET/HEAD {base}/media/{key}: streams media.GetImage with its exact bytes, type and length.
+ * Public (no bearer token): image URLs end up in <img> tags, and keys cannot be guessed.
+ * If the HTTP client goes away, Koa destroys the body stream, which cancels the gRPC call.
+ */
+export function mediaRoutes(router: Router<GatewayState>, base: string, deps: { media: MediaClient }): void {
+  router.get(`${base}/media/:key`, async (ctx) => {
+    const key = ctx.params.key ?? '';
+    if (!KEY.test(key) || key.includes('..')) throw new AppError('NOT_FOUND', `image "${key}" not found`);
+    const etag = `"${key}"`;
+    if (etagMatches(ctx.get('If-None-Match'), etag)) {
+      ctx.status = 304;
+      ctx.set({ ETag: etag, ...IMAGE_HEADERS });
+      return;
+    }
+
+    const image = await deps.media.openImage(key, { requestId: ctx.state.requestId });
+    ctx.status = 200;
+    ctx.set({ ...IMAGE_HEADERS, ETag: etag, 'Content-Type': image.contentType });
+    if (ctx.method === 'HEAD') {
+      await image.cancel();
+      ctx.length = image.sizeBytes;
+      return;
+    }
+    ctx.body = Readable.from(image.chunks, { objectMode: false });
+    ctx.length = image.sizeBytes;
+  });
+}
+
+function etagMatches(header: string, etag: string): boolean {
+  if (header === '') return false;
+  return header.split(',').some((candidate) => {
+    const tag = candidate.trim();
+    return tag === '*' || tag === etag || tag === `W/${etag}`;
+  });
+}

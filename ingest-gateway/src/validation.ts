@@ -1,0 +1,144 @@
+import { Ajv, type ErrorObject } from 'ajv';
+import { AppError, BASE64_IMAGE_KEY, invalidArgument } from '@dynamic-events/proto';
+import type { EventInput } from './model.js';
+import schema from './schemas/dynamic-event.json' with { type: 'json' };
+
+/** The request body once the schema accepted it (field names as the spec writes them). */
+interface DynamicEventBody {
+  source: { device_name: string; object_id: string; object_domain: string; object_name: string; object_type: string };
+  event: {
+    event_type: { event_type: string; display_name: string; display_description: string };
+    event_data?: {
+      event_additional_properties?: Record<string, string>;
+      images?: string[];
+      video_clips?: string[];
+    };
+  };
+}
+
+/** A validated body: the event for the registry and, when sent, the raw base64_image value. */
+export interface ValidatedEvent {
+  input: EventInput;
+  base64Image: string | undefined;
+}
+
+/** Validates parsed bodies against the schema plus the rules a schema cannot say. */
+export interface EventValidator {
+  /** Throws AppError INVALID_ARGUMENT naming the field and the rule (details.field, details.rule). */
+  validate(body: Record<string, unknown>): ValidatedEvent;
+}
+
+/** The dotted path of the image property, used in every message about it. */
+export const BASE64_IMAGE_FIELD = `event.event_data.event_additional_properties.${BASE64_IMAGE_KEY}`;
+
+/** Compiles the schema; call once at start-up (compilation is the slow part). */
+export function createEventValidator(): EventValidator {
+  // ownProperties: inherited names (constructor, toString) must never satisfy `required`.
+  const ajv = new Ajv({ allErrors: false, strict: true, ownProperties: true });
+  ajv.addKeyword({
+    keyword: 'notBlank',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    // Whitespace-only counts as empty; the value itself is stored as sent.
+    validate: (enabled: boolean, data: string) => !enabled || data.trim().length > 0,
+  });
+  const check = ajv.compile<DynamicEventBody>(schema);
+
+  return {
+    validate(body) {
+      if (!check(body)) throw toValidationError(check.errors?.[0]);
+      const { source, event } = body;
+      if (source.object_id.startsWith(`${source.object_domain}.`)) {
+        throw invalidArgument(
+          'source.object_id',
+          'contains-domain',
+          `source.object_id must not contain the domain (it must not start with "${source.object_domain}.")`,
+        );
+      }
+      const data = event.event_data ?? {};
+      const sent = data.event_additional_properties ?? {};
+      return {
+        input: {
+          source: {
+            deviceName: source.device_name,
+            objectId: source.object_id,
+            objectDomain: source.object_domain,
+            objectName: source.object_name,
+            objectType: source.object_type,
+          },
+          eventType: {
+            eventType: event.event_type.event_type,
+            displayName: event.event_type.display_name,
+            displayDescription: event.event_type.display_description,
+          },
+          // Object.entries reads own keys only, so "__proto__" is just another key here.
+          properties: Object.entries(sent)
+            .filter(([key]) => key !== BASE64_IMAGE_KEY)
+            .map(([key, value]) => ({ key, value })),
+          images: [...(data.images ?? [])],
+          videoClips: [...(data.video_clips ?? [])],
+        },
+        base64Image: Object.hasOwn(sent, BASE64_IMAGE_KEY) ? sent[BASE64_IMAGE_KEY] : undefined,
+      };
+    },
+  };
+}
+
+const URL_LISTS = new Set(['images', 'video_clips']);
+
+/** JSON Pointer segments → "event.event_data.images[3]" (indexes only inside the URL lists). */
+function fieldPath(segments: string[]): string {
+  let path = '';
+  segments.forEach((segment, i) => {
+    const inUrlList = i === 3 && segments[0] === 'event' && segments[1] === 'event_data' && URL_LISTS.has(segments[2] ?? '');
+    path = inUrlList ? `${path}[${segment}]` : path === '' ? segment : `${path}.${segment}`;
+  });
+  return path === '' ? 'body' : path;
+}
+
+const TYPE_PHRASE: Record<string, string> = { object: 'an object', string: 'a string', array: 'an array of strings' };
+
+/** Turns ajv's first error into one message naming the field and the rule. */
+function toValidationError(error: ErrorObject | undefined): AppError {
+  if (!error) return invalidArgument('body', 'schema', 'body is invalid');
+  const segments = error.instancePath
+    .split('/')
+    .slice(1)
+    .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const params = error.params as Record<string, unknown>;
+  const field = fieldPath(segments);
+  const fail = (rule: string, message: string, at = field) => invalidArgument(at, rule, message);
+
+  switch (error.keyword) {
+    case 'required': {
+      const missing = fieldPath([...segments, String(params.missingProperty)]);
+      return fail('required', `${missing} is required`, missing);
+    }
+    case 'additionalProperties': {
+      const unknown = fieldPath([...segments, String(params.additionalProperty)]);
+      return fail('unknown-field', `${unknown} is not a known field`, unknown);
+    }
+    case 'type': {
+      // A non-string item makes the whole list wrong: name the list, as the caller wrote it.
+      if (error.schemaPath.includes('/items/')) {
+        const list = fieldPath(segments.slice(0, -1));
+        return fail('type', `${list} must be an array of strings`, list);
+      }
+      return fail('type', `${field} must be ${TYPE_PHRASE[String(params.type)] ?? `of type ${String(params.type)}`}`);
+    }
+    case 'notBlank':
+      return fail('not-empty', `${field} must not be empty`);
+    case 'maxLength':
+      if (error.schemaPath.includes('/propertyNames/')) {
+        return fail('key-max-length', `${field} keys must be at most ${String(params.limit)} characters`);
+      }
+      return fail('max-length', `${field} must be at most ${String(params.limit)} characters`);
+    case 'maxItems':
+      return fail('max-items', `${field} must have at most ${String(params.limit)} items`);
+    case 'maxProperties':
+      return fail('max-properties', `${field} must have at most ${String(params.limit)} properties`);
+    default:
+      return fail(error.keyword, `${field} is invalid (${error.keyword})`);
+  }
+}
