@@ -1,0 +1,78 @@
+import { Ajv } from 'ajv';
+
+/** Validated, frozen configuration; only main.ts builds it (from process.env). */
+export interface Config {
+  logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
+  grpcHost: string;
+  grpcPort: number;
+  shutdownTimeoutMs: number;
+  dataDir: string;
+  /** Unset: embedded Postgres under `${dataDir}/postgres`. */
+  databaseUrl: string | undefined;
+  databasePoolSize: number;
+  /** Unset: in-process lock (one replica). */
+  redisUrl: string | undefined;
+  lockTtlMs: number;
+  lockWaitMs: number;
+  /** auto: apply at start-up; skip: a separate job owns them. */
+  migrations: 'auto' | 'skip';
+}
+
+const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
+const millis = (min: number, max: number, fallback: number) => ({ type: 'integer', minimum: min, maximum: max, default: fallback }) as const;
+
+const schema = {
+  type: 'object',
+  properties: {
+    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    GRPC_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    REGISTRY_GRPC_PORT: { ...port, default: 50051 },
+    SHUTDOWN_TIMEOUT_MS: millis(0, 600_000, 8000),
+    DATA_DIR: { type: 'string', minLength: 1, default: './.data' },
+    DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
+    DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
+    LOCK_TTL_MS: millis(100, 600_000, 10_000),
+    LOCK_WAIT_MS: millis(0, 600_000, 3000),
+    MIGRATIONS: { type: 'string', enum: ['auto', 'skip'], default: 'auto' },
+  },
+} as const;
+
+const validate = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true }).compile(schema);
+
+/**
+ * Builds the configuration from environment variables. Empty values count as unset. Throws one
+ * Error naming every bad variable, so an operator fixes them all in one go.
+ */
+export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
+  const input: Record<string, string> = {};
+  for (const name of Object.keys(schema.properties)) {
+    const value = env[name];
+    if (value !== undefined && value.trim() !== '') input[name] = value.trim();
+  }
+  if (!validate(input)) {
+    const problems = (validate.errors ?? []).map((e) => {
+      const name = e.instancePath.replace(/^\//, '');
+      const allowed = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: string[] }).allowedValues.join(', ')})` : '';
+      const hint = e.keyword === 'pattern' ? ` (${name === 'REDIS_URL' ? 'redis://…' : 'postgres://…'})` : '';
+      // URLs may carry passwords: never echo them.
+      const got = name.endsWith('_URL') ? '' : `, got ${JSON.stringify(input[name])}`;
+      return `${name} ${e.message ?? 'is invalid'}${allowed}${hint}${got}`;
+    });
+    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+  }
+  const v = input as unknown as Record<string, string | number | undefined>;
+  return Object.freeze({
+    logLevel: v.LOG_LEVEL as Config['logLevel'],
+    grpcHost: String(v.GRPC_HOST),
+    grpcPort: Number(v.REGISTRY_GRPC_PORT),
+    shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
+    dataDir: String(v.DATA_DIR),
+    databaseUrl: v.DATABASE_URL === undefined ? undefined : String(v.DATABASE_URL),
+    databasePoolSize: Number(v.DATABASE_POOL_SIZE),
+    redisUrl: v.REDIS_URL === undefined ? undefined : String(v.REDIS_URL),
+    lockTtlMs: Number(v.LOCK_TTL_MS),
+    lockWaitMs: Number(v.LOCK_WAIT_MS),
+    migrations: v.MIGRATIONS as Config['migrations'],
+  });
+}

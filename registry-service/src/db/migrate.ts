@@ -1,0 +1,106 @@
+import { createHash } from 'node:crypto';
+import { readdir, readFile } from 'node:fs/promises';
+import type pg from 'pg';
+import type { Logger } from 'pino';
+
+/** The numbered SQL files, outside src so the same URL works from src/db and dist/db. */
+export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
+
+/** Any fixed 64-bit number works; all replicas must agree on it. */
+const ADVISORY_LOCK_KEY = '7215430911942376001';
+const FILE_NAME = /^(\d{4,})_([a-z0-9_]+)\.sql$/;
+
+export interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+/** Reads `NNNN_name.sql` files in version order; a duplicate version is a packaging error. */
+export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migration[]> {
+  const migrations: Migration[] = [];
+  for (const file of await readdir(dir)) {
+    const match = FILE_NAME.exec(file);
+    if (!match) continue;
+    const sql = await readFile(new URL(file, dir), 'utf8');
+    migrations.push({ version: Number(match[1]), name: file, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+  }
+  migrations.sort((a, b) => a.version - b.version);
+  for (let i = 1; i < migrations.length; i++) {
+    if (migrations[i]?.version === migrations[i - 1]?.version) throw new Error(`duplicate migration version in ${migrations[i]?.name}`);
+  }
+  return migrations;
+}
+
+/**
+ * Applies pending migrations in order, each in its own transaction, under a session advisory lock:
+ * replicas starting at once queue on the lock and then find nothing left to do. Exported for the
+ * migration job (`node dist/main.js --migrate-only`). Resolves with the versions it applied.
+ */
+export async function runMigrations(pool: pg.Pool, logger: Logger, dir: URL = MIGRATIONS_DIR): Promise<number[]> {
+  const migrations = await loadMigrations(dir);
+  const client = await pool.connect();
+  let broken: Error | undefined;
+  try {
+    // A migration may legitimately run longer than the pool's per-statement limit.
+    await client.query('SET statement_timeout = 0');
+    await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_KEY]);
+    try {
+      return await applyPending(client, migrations, logger);
+    } finally {
+      // The session is destroyed below anyway, which also frees the lock if this unlock fails.
+      await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_KEY]).catch(() => undefined);
+    }
+  } catch (err) {
+    broken = err instanceof Error ? err : new Error(String(err));
+    throw err;
+  } finally {
+    // Destroy the session: its settings must not leak into the pool (and a broken one must go).
+    client.release(broken ?? true);
+  }
+}
+
+async function applyPending(client: pg.PoolClient, migrations: Migration[], logger: Logger): Promise<number[]> {
+  await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
+    version    integer PRIMARY KEY,
+    name       text NOT NULL,
+    checksum   text NOT NULL,
+    applied_at timestamptz NOT NULL DEFAULT now()
+  )`);
+  const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
+    'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
+  );
+  const applied = new Map(rows.map((row) => [row.version, row]));
+  for (const migration of migrations) {
+    const row = applied.get(migration.version);
+    if (row && row.checksum !== migration.checksum) {
+      throw new Error(`migration ${migration.name} changed after it was applied (as ${row.name}); add a new migration instead`);
+    }
+  }
+  const known = new Set(migrations.map((m) => m.version));
+  const unknown = rows.filter((row) => !known.has(row.version)).map((row) => row.name);
+  if (unknown.length > 0) logger.warn({ unknown }, 'database has migrations this build does not know (newer release?)');
+
+  const done: number[] = [];
+  for (const migration of migrations) {
+    if (applied.has(migration.version)) continue;
+    const started = Date.now();
+    await client.query('BEGIN');
+    try {
+      await client.query(migration.sql);
+      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
+        migration.version,
+        migration.name,
+        migration.checksum,
+      ]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw new Error(`migration ${migration.name} failed`, { cause: err });
+    }
+    logger.info({ migration: migration.name, ms: Date.now() - started }, 'migration applied');
+    done.push(migration.version);
+  }
+  return done;
+}

@@ -1,0 +1,38 @@
+import { AppError } from '@dynamic-events/proto';
+import type pg from 'pg';
+import type { Queryable } from '../pool.js';
+
+/**
+ * SQLSTATEs caused by the caller's data rather than by the database; validation should catch them
+ * first, this is the backstop. Everything else stays a plain error and becomes INTERNAL at the edge.
+ */
+const CALLER_ERRORS: Record<string, string> = {
+  '22001': 'a value is too long to store',
+  '22021': 'a value contains characters that cannot be stored',
+  '22P05': 'a value contains characters that cannot be stored',
+  '54000': 'a value is too large to index',
+};
+
+/** Maps a pg error to an AppError when the caller's input caused it; returns other errors unchanged. */
+export function fromPgError(err: unknown): unknown {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && code in CALLER_ERRORS) {
+    return new AppError('INVALID_ARGUMENT', CALLER_ERRORS[code] ?? 'invalid value', { rule: 'storable' }, err);
+  }
+  return err;
+}
+
+/** Runs one parameterised statement, mapping caller-caused pg errors. */
+export async function query<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []): Promise<R[]> {
+  try {
+    const result = await db.query<R>(text, values);
+    return result.rows;
+  } catch (err) {
+    throw fromPgError(err);
+  }
+}
+
+/** Selects a timestamptz as whole microseconds since the epoch (int8 arrives as a string: no float rounding). */
+export function micros(column: string): string {
+  return `floor(extract(epoch FROM ${column}) * 1000000)::int8`;
+}

@@ -1,0 +1,30 @@
+/**
+ * Identities already seen in the database, so later sightings skip the creation lock. Bounded
+ * (least recently used go first); entities are never deleted, so an entry never goes stale in a
+ * way that matters: the insert still runs, only the lock is skipped.
+ */
+export interface KnownEntities {
+  has(key: string): boolean;
+  add(key: string): void;
+}
+
+export function createKnownEntities(maxEntries = 50_000): KnownEntities {
+  const entries = new Set<string>();
+  return {
+    has(key) {
+      if (!entries.has(key)) return false;
+      // Re-insert to mark as recently used (a Set iterates in insertion order).
+      entries.delete(key);
+      entries.add(key);
+      return true;
+    },
+    add(key) {
+      entries.delete(key);
+      entries.add(key);
+      if (entries.size > maxEntries) {
+        const oldest = entries.values().next();
+        if (!oldest.done) entries.delete(oldest.value);
+      }
+    },
+  };
+}

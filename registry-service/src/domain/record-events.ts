@@ -1,0 +1,110 @@
+import { randomUUID } from 'node:crypto';
+import type pg from 'pg';
+import { insertDevices } from '../db/queries/devices.js';
+import { eventTypeKey, insertEventTypes, type NewEventTypeRow } from '../db/queries/event-types.js';
+import { insertEvents } from '../db/queries/events.js';
+import { insertObjects, type NewObjectRow } from '../db/queries/objects.js';
+import { withTransaction } from '../db/pool.js';
+import type { EntityLocks } from '../locks/entity-locks.js';
+import type { Metrics } from '../metrics.js';
+import type { KnownEntities } from './known-entities.js';
+import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from './types.js';
+
+export interface RecorderDeps {
+  pool: pg.Pool;
+  locks: EntityLocks;
+  known: KnownEntities;
+  metrics: Metrics;
+}
+
+/** Records validated events: ensures device, object and event type, then inserts the events. */
+export interface EventRecorder {
+  /** All events in one transaction (all or none); resolves after COMMIT, results in request order. */
+  record(events: NewEvent[]): Promise<RecordedEvent[]>;
+}
+
+const deviceKey = (name: string): string => `device:${name}`;
+const objectKey = (id: string): string => `object:${id}`;
+const typeKey = (key: string): string => `event-type:${key}`;
+
+/** The distinct entities a batch mentions; the first event naming one supplies its attributes. */
+function planEntities(events: NewEvent[]) {
+  const devices = new Set<string>();
+  const objects = new Map<string, NewObjectRow>();
+  const types = new Map<string, NewEventTypeRow>();
+  for (const { source, eventType } of events) {
+    devices.add(source.deviceName);
+    const id = fullObjectId(source.objectDomain, source.objectId);
+    if (!objects.has(id)) objects.set(id, { id, ...source });
+    const key = eventTypeKey(source.objectDomain, eventType.eventType);
+    if (!types.has(key)) types.set(key, { domain: source.objectDomain, ...eventType });
+  }
+  const lockKeys = [...[...devices].map(deviceKey), ...[...objects.keys()].map(objectKey), ...[...types.keys()].map(typeKey)];
+  return { devices: [...devices], objects: [...objects.values()], types: [...types.values()], lockKeys };
+}
+
+export function createEventRecorder(deps: RecorderDeps): EventRecorder {
+  const { pool, locks, known, metrics } = deps;
+
+  return {
+    async record(events) {
+      if (events.length === 0) return [];
+      const plan = planEntities(events);
+      const rows = events.map((e) => ({
+        id: randomUUID(),
+        objectRef: fullObjectId(e.source.objectDomain, e.source.objectId),
+        deviceName: e.source.deviceName,
+        domain: e.source.objectDomain,
+        eventType: e.eventType.eventType,
+        images: e.images,
+        videoClips: e.videoClips,
+        properties: e.properties,
+      }));
+      // Only first sightings need the lock; known identities go straight to the (idempotent) inserts.
+      const unknown = plan.lockKeys.filter((key) => !known.has(key));
+      const stored = await locks(unknown, () =>
+        withTransaction(pool, async (client) => {
+          // The spec's order: device, object, event type, then the events that reference them.
+          const devices = await insertDevices(client, plan.devices);
+          const objects = await insertObjects(client, plan.objects);
+          const types = await insertEventTypes(client, plan.types);
+          const times = await insertEvents(client, rows);
+          return { devices, objects, types, times };
+        }),
+      );
+      for (const key of plan.lockKeys) known.add(key);
+      metrics.eventsRecorded.inc(events.length);
+      metrics.entitiesCreated.inc({ kind: 'device' }, stored.devices.size);
+      metrics.entitiesCreated.inc({ kind: 'object' }, stored.objects.size);
+      metrics.entitiesCreated.inc({ kind: 'event_type' }, stored.types.size);
+
+      // Within a batch, only the first event naming a created entity reports it as created.
+      const claim = (set: Set<string>, key: string): boolean => set.delete(key);
+      return events.map((event, i) => {
+        const row = rows[i]!;
+        const times = stored.times.get(row.id);
+        if (!times) throw new Error(`event ${row.id} missing from INSERT ... RETURNING`);
+        return {
+          event: {
+            id: row.id,
+            domain: row.domain,
+            eventType: row.eventType,
+            deviceName: row.deviceName,
+            objectId: event.source.objectId,
+            rels: [objectRel(row.objectRef)],
+            images: row.images,
+            videoClips: row.videoClips,
+            properties: row.properties,
+            createdAtMicros: times.createdUs,
+            updatedAtMicros: times.updatedUs,
+          },
+          outcome: {
+            deviceCreated: claim(stored.devices, row.deviceName),
+            objectCreated: claim(stored.objects, row.objectRef),
+            eventTypeCreated: claim(stored.types, eventTypeKey(row.domain, row.eventType)),
+          },
+        };
+      });
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/** Domain types: what the registry stores and returns, independent of protobuf. */
+
+export interface SourceInput {
+  deviceName: string;
+  objectId: string;
+  objectDomain: string;
+  objectName: string;
+  objectType: string;
+}
+
+export interface EventTypeInput {
+  eventType: string;
+  displayName: string;
+  displayDescription: string;
+}
+
+/** A custom property; a list of pairs keeps the caller's order and treats every key as plain data. */
+export interface PropertyInput {
+  key: string;
+  value: string;
+}
+
+/** An event as a caller sent it, before validation (absent messages are undefined). */
+export interface EventDraft {
+  source: SourceInput | undefined;
+  eventType: EventTypeInput | undefined;
+  properties: PropertyInput[];
+  images: string[];
+  videoClips: string[];
+}
+
+/** An event that passed validation. */
+export interface NewEvent {
+  source: SourceInput;
+  eventType: EventTypeInput;
+  properties: PropertyInput[];
+  images: string[];
+  videoClips: string[];
+}
+
+/** Timestamps are microseconds since the epoch: Postgres precision, which a JS Date would cut to milliseconds. */
+export interface Timestamps {
+  createdAtMicros: bigint;
+  updatedAtMicros: bigint;
+}
+
+export interface DeviceRecord extends Timestamps {
+  deviceName: string;
+  kind: string;
+}
+
+export interface ObjectRecord extends Timestamps {
+  /** Full identifier "{object_domain}.{object_id}". */
+  id: string;
+  objectId: string;
+  objectDomain: string;
+  objectName: string;
+  objectType: string;
+  deviceName: string;
+}
+
+export interface EventTypeRecord extends Timestamps {
+  domain: string;
+  eventType: string;
+  displayName: string;
+  displayDescription: string;
+}
+
+export interface EventRecord extends Timestamps {
+  id: string;
+  /** The object domain as sent (also the event type's domain). */
+  domain: string;
+  eventType: string;
+  deviceName: string;
+  /** The object id inside its domain, as sent. */
+  objectId: string;
+  rels: string[];
+  images: string[];
+  videoClips: string[];
+  properties: PropertyInput[];
+}
+
+/** Which entities a call created; false means an existing one was reused unchanged. */
+export interface Outcome {
+  deviceCreated: boolean;
+  objectCreated: boolean;
+  eventTypeCreated: boolean;
+}
+
+export interface RecordedEvent {
+  event: EventRecord;
+  outcome: Outcome;
+}
+
+/** The full object identifier the spec defines: the domain, a dot, then the object id. */
+export function fullObjectId(objectDomain: string, objectId: string): string {
+  return `${objectDomain}.${objectId}`;
+}
+
+/** The relation an event carries to its object. */
+export function objectRel(fullId: string): string {
+  return `/objects/${fullId}`;
+}

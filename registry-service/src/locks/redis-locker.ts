@@ -1,0 +1,81 @@
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import type { Logger } from 'pino';
+import { sleep, unheldLease, type Lease, type Locker } from './locker.js';
+
+/** Deletes the key only if it still holds our token, so a lock that expired and was re-taken is left alone. */
+const RELEASE_SCRIPT = `if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end`;
+
+/**
+ * An ioredis client that never stalls a request while Redis is down: no offline queue (commands
+ * fail at once instead of waiting for a reconnect), short connect and command timeouts, one retry,
+ * and reconnects in the background. Errors are logged at most every 10 s.
+ */
+export function createRedisClient(url: string, logger: Logger): Redis {
+  const redis = new Redis(url, {
+    enableOfflineQueue: false,
+    connectTimeout: 1000,
+    commandTimeout: 1000,
+    maxRetriesPerRequest: 1,
+    retryStrategy: (times) => Math.min(times * 200, 2000),
+  });
+  let lastLog = 0;
+  redis.on('error', (err: Error) => {
+    if (Date.now() - lastLog < 10_000) return;
+    lastLog = Date.now();
+    logger.warn({ err: { message: err.message } }, 'redis unavailable: entity locks fall back to the database constraints');
+  });
+  return redis;
+}
+
+export interface RedisLockerOptions {
+  redis: Redis;
+  ttlMs: number;
+  /** Namespace for lock keys (tests use a unique one). */
+  keyPrefix?: string;
+}
+
+/**
+ * Redis lock: `SET key token NX PX ttl`; a waiter polls (5 ms doubling to 100 ms) until the holder
+ * releases, then proceeds without taking the lock: the entity exists by then, and if the holder
+ * rolled back, the UNIQUE constraint still decides which of the waiters creates it.
+ */
+export function createRedisLocker(options: RedisLockerOptions): Locker {
+  const { redis, ttlMs } = options;
+  const prefix = options.keyPrefix ?? 'dynamic-events:registry:lock:';
+
+  async function acquire(key: string, deadline: number): Promise<Lease> {
+    const fullKey = prefix + key;
+    const token = randomUUID();
+    try {
+      if ((await redis.set(fullKey, token, 'PX', ttlMs, 'NX')) === 'OK') {
+        return {
+          outcome: 'acquired',
+          release: async () => {
+            try {
+              return (await redis.eval(RELEASE_SCRIPT, 1, fullKey, token)) === 1 ? 'released' : 'expired';
+            } catch {
+              return 'failed';
+            }
+          },
+        };
+      }
+      for (let delay = 5; Date.now() < deadline; delay = Math.min(delay * 2, 100)) {
+        await sleep(Math.min(delay, deadline - Date.now()));
+        if ((await redis.exists(fullKey)) === 0) return unheldLease('contended');
+      }
+      return unheldLease('timeout');
+    } catch (err) {
+      return unheldLease('fallback', err);
+    }
+  }
+
+  return {
+    acquire,
+    async close() {
+      // quit() waits for pending replies; when Redis is down there are none worth waiting for.
+      if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
+      else redis.disconnect();
+    },
+  };
+}

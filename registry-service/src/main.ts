@@ -1,0 +1,68 @@
+import { createLogger, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { Registry } from 'prom-client';
+import { loadConfig } from './config.js';
+import { startEmbeddedPostgres } from './db/embedded-postgres.js';
+import { runMigrations } from './db/migrate.js';
+import { createPool } from './db/pool.js';
+import { createMemoryLocker } from './locks/memory-locker.js';
+import { createRedisClient, createRedisLocker } from './locks/redis-locker.js';
+import { createMetrics } from './metrics.js';
+import { createServer } from './server.js';
+
+// The level is applied once the configuration is validated (a bad LOG_LEVEL must not crash the logger).
+const logger = createLogger('registry-service');
+
+runMain(logger, async () => {
+  const config = loadConfig(process.env);
+  logger.level = config.logLevel;
+  // `node dist/main.js --migrate-only`: the migration job (MIGRATIONS=skip on the service itself).
+  const migrateOnly = process.argv.includes('--migrate-only');
+
+  // Closed in reverse order on shutdown or on a failed start: server first, embedded Postgres last.
+  const closers: Array<{ name: string; close: () => Promise<void> }> = [];
+  const closeAll = async (): Promise<void> => {
+    for (const { name, close } of closers.splice(0).reverse()) {
+      await close().catch((err: unknown) => logger.error({ err }, `closing ${name} failed`));
+    }
+  };
+  onShutdownSignal(logger, closeAll);
+
+  try {
+    let databaseUrl = config.databaseUrl;
+    if (!databaseUrl) {
+      const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
+      closers.push({ name: 'embedded Postgres', close: embedded.stop });
+      databaseUrl = embedded.url;
+    }
+    const pool = createPool({ connectionString: databaseUrl, max: config.databasePoolSize, logger });
+    closers.push({ name: 'database pool', close: () => pool.end() });
+
+    if (config.migrations === 'auto' || migrateOnly) {
+      const applied = await runMigrations(pool, logger);
+      logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
+    }
+    if (migrateOnly) {
+      await closeAll();
+      process.exit(0);
+    }
+
+    const locker = config.redisUrl
+      ? createRedisLocker({ redis: createRedisClient(config.redisUrl, logger), ttlMs: config.lockTtlMs })
+      : createMemoryLocker({ ttlMs: config.lockTtlMs });
+    closers.push({ name: 'lock store', close: () => locker.close() });
+
+    const metrics = createMetrics(new Registry());
+    const { grpc, health } = createServer({ logger, pool, locker, metrics, lockWaitMs: config.lockWaitMs });
+    closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs) });
+    const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);
+    closers.push({ name: 'health checks', close: async () => health.stop() });
+    const serving = await health.start();
+    logger.info(
+      { port, host: config.grpcHost, serving, database: config.databaseUrl ? 'external' : 'embedded', locks: config.redisUrl ? 'redis' : 'in-process' },
+      'registry-service listening',
+    );
+  } catch (err) {
+    await closeAll();
+    throw err;
+  }
+});
