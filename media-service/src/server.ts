@@ -37,7 +37,14 @@ export function createServer(deps: MediaServerDeps): MediaServer {
   const metrics = createMediaMetrics(deps.registry);
   const grpc = createGrpcServer({ logger, maxMessageBytes: config.grpcMaxMessageBytes });
   const rpc = createMediaRpc({
-    storeImage: createStoreImage({ storage, metrics, ...config }),
+    storeImage: createStoreImage({
+      storage,
+      metrics,
+      maxImageBytes: config.maxImageBytes,
+      maxImagePixels: config.maxImagePixels,
+      publicBaseUrl: config.publicBaseUrl,
+      platformSegment: config.platformSegment,
+    }),
     getImage: createGetImage({ storage }),
   });
   grpc.addService<media.MediaServiceServer>(MEDIA_SERVICE_NAME, media.MediaServiceService, rpc);
