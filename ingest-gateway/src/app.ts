@@ -4,7 +4,7 @@ import type { Logger } from '@dynamic-events/proto';
 import type { MediaClient } from './clients/media.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { GatewayConfig } from './config.js';
-import type { GatewayMiddleware, GatewayState } from './context.js';
+import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.js';
 import type { Metrics } from './metrics.js';
 import { bearerAuth } from './middleware/auth.js';
 import { errors } from './middleware/errors.js';
@@ -76,11 +76,18 @@ function closeWhenDraining(draining: AbortSignal): GatewayMiddleware {
 
 /** The router leaves 404/405/501 without a body: give them the spec's `{"error"}` shape. */
 function jsonFallbacks(): GatewayMiddleware {
+  const messages: Record<number, (ctx: GatewayContext) => string> = {
+    404: (ctx) => `no route for ${ctx.method} ${ctx.path}`,
+    405: (ctx) => `method ${ctx.method} not allowed for ${ctx.path} (allowed: ${ctx.response.get('Allow')})`,
+    501: (ctx) => `method ${ctx.method} not implemented`,
+  };
   return async (ctx, next) => {
     await next();
-    if (ctx.body !== undefined && ctx.body !== null) return;
-    if (ctx.status === 404) ctx.body = { error: `no route for ${ctx.method} ${ctx.path}` };
-    else if (ctx.status === 405) ctx.body = { error: `method ${ctx.method} not allowed for ${ctx.path} (allowed: ${ctx.response.get('Allow')})` };
-    else if (ctx.status === 501) ctx.body = { error: `method ${ctx.method} not implemented` };
+    const message = messages[ctx.status];
+    if (message === undefined || (ctx.body !== undefined && ctx.body !== null)) return;
+    const status = ctx.status;
+    ctx.body = { error: message(ctx) };
+    // Koa turns the status into 200 when a body is set on a status nobody set explicitly.
+    ctx.status = status;
   };
 }

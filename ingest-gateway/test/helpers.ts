@@ -1,0 +1,272 @@
+/**
+ * Test support: the real Koa app over a real http.Server on 127.0.0.1:0, with fake registry and
+ * media clients (plain objects implementing the client interfaces) that record every call.
+ */
+import { randomUUID } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { pino } from 'pino';
+import { AppError } from '@dynamic-events/proto';
+import { createApp, type AppDeps } from '../src/app.js';
+import type { ImageStream, MediaClient } from '../src/clients/media.js';
+import type { RegistryClient } from '../src/clients/registry.js';
+import { listen } from '../src/http-server.js';
+import { createMetrics, type Metrics } from '../src/metrics.js';
+import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, StoredImage } from '../src/model.js';
+
+export const SEGMENT = 'platform';
+export const API = `/api/${SEGMENT}/dh`;
+export const CREATED_AT = '2026-11-21T08:20:04.123456000Z';
+
+/** The spec's example body; tests clone and break it. */
+export function validBody(): Record<string, unknown> {
+  return {
+    source: {
+      device_name: 'camera-01',
+      object_id: 'channel-1',
+      object_domain: 'acme.camera.motion',
+      object_name: 'Front door',
+      object_type: 'video_channel',
+    },
+    event: {
+      event_type: { event_type: 'motion', display_name: 'Motion', display_description: 'Motion detected' },
+      event_data: {
+        event_additional_properties: { zone: 'north', confidence: '0.93' },
+        images: ['https://example.test/a.jpg'],
+        video_clips: ['https://example.test/a.mp4'],
+      },
+    },
+  };
+}
+
+export interface FakeRegistry extends RegistryClient {
+  recorded: EventInput[];
+  calls: string[];
+  /** The request id each call carried, in call order. */
+  requestIds: string[];
+  serving: boolean;
+  /** When set, every call rejects with it. */
+  failWith: unknown;
+}
+
+/** An in-memory registry: records events, reports NOT_FOUND like the real one. */
+export function fakeRegistry(): FakeRegistry {
+  const events = new Map<string, RecordedEvent>();
+  const devices = new Map<string, DeviceRecord>();
+  const objects = new Map<string, ObjectRecord>();
+  const types = new Map<string, EventTypeRecord>();
+  const fake: FakeRegistry = {
+    recorded: [],
+    calls: [],
+    requestIds: [],
+    serving: true,
+    failWith: undefined,
+    async recordEvent(input, call) {
+      fake.calls.push('recordEvent');
+      fake.requestIds.push(call.requestId);
+      if (fake.failWith !== undefined) throw fake.failWith;
+      fake.recorded.push(input);
+      const { source } = input;
+      const fullId = `${source.objectDomain}.${source.objectId}`;
+      if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      if (!objects.has(fullId)) {
+        objects.set(fullId, { id: fullId, ...source, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      }
+      const typeKey = `${source.objectDomain}/${input.eventType.eventType}`;
+      if (!types.has(typeKey)) types.set(typeKey, { domain: source.objectDomain, ...input.eventType, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      const event: RecordedEvent = {
+        id: randomUUID(),
+        domain: source.objectDomain,
+        eventType: input.eventType.eventType,
+        rels: [`/objects/${fullId}`],
+        images: [...input.images],
+        videoClips: [...input.videoClips],
+        properties: input.properties.map((p) => ({ ...p })),
+        createdAt: CREATED_AT,
+        updatedAt: CREATED_AT,
+      };
+      events.set(event.id, event);
+      return event;
+    },
+    async getEvent(id) {
+      fake.calls.push('getEvent');
+      if (fake.failWith !== undefined) throw fake.failWith;
+      return found(events.get(id), `event ${id} not found`);
+    },
+    async getDevice(name) {
+      fake.calls.push('getDevice');
+      return found(devices.get(name), `device ${name} not found`);
+    },
+    async getObject(id) {
+      fake.calls.push('getObject');
+      return found(objects.get(id), `object ${id} not found`);
+    },
+    async getEventType(domain, eventType) {
+      fake.calls.push('getEventType');
+      return found(types.get(`${domain}/${eventType}`), `event type ${eventType} not found in ${domain}`);
+    },
+    async isServing() {
+      return fake.serving;
+    },
+    close() {},
+  };
+  return fake;
+}
+
+function found<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new AppError('NOT_FOUND', message);
+  return value;
+}
+
+export interface FakeMedia extends MediaClient {
+  stored: Buffer[];
+  calls: string[];
+  requestIds: string[];
+  serving: boolean;
+  images: Map<string, { contentType: string; data: Buffer }>;
+  /** When set, StoreImage rejects with it. */
+  failWith: unknown;
+  /** Chunk size of GetImage streams, and a pause before each chunk (a slow media service). */
+  chunkSize: number;
+  chunkDelayMs: number;
+  /** GetImage streams stopped before their end (the gRPC call would be cancelled). */
+  cancelled: number;
+}
+
+/** An in-memory media service: a PNG signature is an image, anything else is INVALID_ARGUMENT. */
+export function fakeMedia(): FakeMedia {
+  const fake: FakeMedia = {
+    stored: [],
+    calls: [],
+    requestIds: [],
+    serving: true,
+    images: new Map(),
+    failWith: undefined,
+    chunkSize: 4,
+    chunkDelayMs: 0,
+    cancelled: 0,
+    async storeImage(data, call): Promise<StoredImage> {
+      fake.calls.push('storeImage');
+      fake.requestIds.push(call.requestId);
+      if (fake.failWith !== undefined) throw fake.failWith;
+      if (!data.subarray(0, 8).equals(PNG_SIGNATURE)) {
+        throw new AppError('INVALID_ARGUMENT', 'data is not a supported image (JPEG, PNG, GIF, WEBP)', { field: 'data', rule: 'image-format' });
+      }
+      fake.stored.push(data);
+      const key = `${'ab'.repeat(32)}.png`;
+      fake.images.set(key, { contentType: 'image/png', data });
+      return { key, url: `http://localhost:8080${API}/media/${key}`, contentType: 'image/png', sizeBytes: data.length };
+    },
+    async openImage(key): Promise<ImageStream> {
+      fake.calls.push('openImage');
+      const image = fake.images.get(key);
+      if (!image) throw new AppError('NOT_FOUND', `image ${key} not found`);
+      const { chunkSize, chunkDelayMs } = fake;
+      async function* chunks(): AsyncGenerator<Buffer> {
+        let completed = false;
+        try {
+          for (let i = 0; i < image!.data.length; i += chunkSize) {
+            if (chunkDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, chunkDelayMs));
+            yield image!.data.subarray(i, i + chunkSize);
+          }
+          completed = true;
+        } finally {
+          // Like the real client: stopping early cancels the gRPC call.
+          if (!completed) fake.cancelled++;
+        }
+      }
+      return {
+        contentType: image.contentType,
+        sizeBytes: image.data.length,
+        chunks: chunks(),
+        async cancel() {
+          fake.cancelled++;
+        },
+      };
+    },
+    async isServing() {
+      return fake.serving;
+    },
+    close() {},
+  };
+  return fake;
+}
+
+export const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+/** Not a valid PNG past the signature, but enough for the fake media service. */
+export const TINY_PNG = Buffer.concat([PNG_SIGNATURE, Buffer.from('fake-png-body')]);
+
+export interface TestGateway {
+  url: string;
+  registry: FakeRegistry;
+  media: FakeMedia;
+  metrics: Metrics;
+  draining: AbortController;
+  logs: Array<Record<string, unknown>>;
+  server: Server;
+  close(): Promise<void>;
+  /** POST a JSON value (or raw string) to the dynamic-events endpoint. */
+  post(body: unknown, headers?: Record<string, string>): Promise<{ status: number; json: Record<string, unknown>; headers: Headers }>;
+}
+
+export interface GatewayOptions {
+  token?: string;
+  maxBodyBytes?: number;
+  maxImageBytes?: number;
+}
+
+/** Starts the app with fakes on 127.0.0.1:0; logs are captured (not printed) for assertions. */
+export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
+  const registry = fakeRegistry();
+  const media = fakeMedia();
+  const metrics = createMetrics();
+  const draining = new AbortController();
+  const logs: Array<Record<string, unknown>> = [];
+  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const deps: AppDeps = {
+    config: {
+      platformSegment: SEGMENT,
+      dynamicEventsToken: options.token,
+      maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
+      maxImageBytes: options.maxImageBytes ?? 10 * 1024 * 1024,
+    },
+    logger,
+    registry,
+    media,
+    metrics,
+    draining: draining.signal,
+    probeDeadlineMs: 200,
+  };
+  const server = createServer(createApp(deps).callback());
+  const port = await listen(server, 0, '127.0.0.1');
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    registry,
+    media,
+    metrics,
+    draining,
+    logs,
+    server,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+    async post(body, headers = {}) {
+      const response = await fetch(`${url}${API}/dynamic-events`, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, json: JSON.parse(text) as Record<string, unknown>, headers: response.headers };
+    },
+  };
+}
+
+/** Deep-clones a body and applies a mutation (tests describe their breakage as a function). */
+export function mutate(change: (body: Record<string, any>) => void): Record<string, unknown> {
+  const body = structuredClone(validBody());
+  change(body);
+  return body;
+}
