@@ -12,6 +12,7 @@ export interface MediaMetrics {
   storageUp: Gauge;
 }
 
+/** Creates the metrics on `registry` (one registry per server, so tests never collide). */
 export function createMediaMetrics(registry: Registry): MediaMetrics {
   const registers = [registry];
   return {

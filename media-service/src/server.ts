@@ -10,6 +10,7 @@ import type { ImageStorage } from './storage/types.js';
 /** Full service name, as registered for health checks. */
 export const MEDIA_SERVICE_NAME = 'dynamic_events.media.v1.MediaService';
 
+/** What createServer needs; main.ts builds it from the config. */
 export interface MediaServerDeps {
   logger: Logger;
   storage: ImageStorage;
@@ -32,6 +33,7 @@ export interface MediaServer {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
+/** Wires rpc → domain → storage into a gRPC server with health, reflection and metrics. */
 export function createServer(deps: MediaServerDeps): MediaServer {
   const { logger, storage, config } = deps;
   const metrics = createMediaMetrics(deps.registry);

@@ -4,6 +4,7 @@ import type { ImageStorage } from '../storage/types.js';
 import { imageKeyOf } from './image-key.js';
 import { sniffImage } from './image-sniff.js';
 
+/** Storage, metrics and the limits and URL parts from the config. */
 export interface StoreImageDeps {
   storage: ImageStorage;
   metrics: MediaMetrics;

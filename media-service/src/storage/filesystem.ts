@@ -5,6 +5,7 @@ import { dirname, join, resolve } from 'node:path';
 import { contentTypeOfKey, isImageKey } from '../domain/image-key.js';
 import { CHUNK_BYTES, type ImageStorage } from './types.js';
 
+/** Options of the filesystem store. */
 export interface FilesystemStorageOptions {
   /** Root directory of the images, e.g. `${DATA_DIR}/media`; created when missing. */
   dir: string;

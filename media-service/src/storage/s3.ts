@@ -5,6 +5,7 @@ import { Client } from 'minio';
 import { contentTypeOfKey, isImageKey } from '../domain/image-key.js';
 import type { ImageStorage } from './types.js';
 
+/** Connection and bucket of the S3 store (from S3_* variables, see config.ts). */
 export interface S3StorageOptions {
   /** Host name or address of the S3 server, without scheme or port. */
   endPoint: string;
