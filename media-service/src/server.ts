@@ -25,7 +25,7 @@ export interface MediaServerDeps {
 export interface MediaServer {
   readonly grpc: GrpcServer;
   readonly metrics: MediaMetrics;
-  /** Binds, checks storage once (health follows the result) and keeps checking periodically. */
+  /** Binds, then checks storage now and periodically; health follows each result. */
   listen(address: string): Promise<number>;
   /** Checks storage now and flips health to match; resolves whether storage is usable. */
   checkStorage(): Promise<boolean>;
@@ -85,7 +85,8 @@ export function createServer(deps: MediaServerDeps): MediaServer {
     checkStorage,
     async listen(address) {
       const port = await grpc.listen(address);
-      await checkStorage();
+      // Not awaited: a slow backend must not delay start-up (or signal handling); health says when it is ready.
+      void checkStorage();
       timer = setInterval(() => void checkStorage(), deps.storageCheckIntervalMs ?? 10_000);
       timer.unref();
       return port;

@@ -35,6 +35,7 @@ export async function startMedia(storage: ImageStorage, options: StartOptions = 
     ...(options.storageCheckIntervalMs === undefined ? {} : { storageCheckIntervalMs: options.storageCheckIntervalMs }),
   });
   const port = await server.listen('127.0.0.1:0');
+  await server.checkStorage(); // joins the check listen() started
   const address = `127.0.0.1:${port}`;
   const client = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: config.grpcMaxMessageBytes });
   return {

@@ -43,6 +43,7 @@ describe('media-service main', () => {
     const child = run({ MEDIA_GRPC_PORT: String(port), GRPC_HOST: '127.0.0.1' });
     const listening = await waitForLine(child, /listening/);
     expect(listening).toMatchObject({ level: 'info', service: 'media-service', port, storage: `filesystem ${dir.path}/.data/media` });
+    await waitForLine(child, /storage usable/);
     const health = createHealthChecker(`127.0.0.1:${port}`);
     expect(await health.isServing(MEDIA_SERVICE_NAME, 2000)).toBe(true);
     health.close();
