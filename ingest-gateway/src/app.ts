@@ -66,11 +66,18 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   return app;
 }
 
-/** While shutting down, every response closes its keep-alive connection so the server can stop. */
+/**
+ * While shutting down, every response closes its keep-alive connection so the server can stop.
+ * Checked again after the handler: a request that was in flight when shutdown began is answered
+ * after it, and its connection must not stay open waiting for a next request.
+ */
 function closeWhenDraining(draining: AbortSignal): GatewayMiddleware {
-  return (ctx, next) => {
-    if (draining.aborted) ctx.set('Connection', 'close');
-    return next();
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      if (draining.aborted && !ctx.headerSent) ctx.set('Connection', 'close');
+    }
   };
 }
 

@@ -14,8 +14,8 @@ export function listen(server: Server, port: number, host: string): Promise<numb
 }
 
 /**
- * Stops accepting, lets in-flight requests finish and closes idle keep-alive sockets; after
- * `timeoutMs` the remaining connections are cut so shutdown always ends.
+ * Stops accepting, lets in-flight requests finish and closes keep-alive sockets as soon as they
+ * are idle; after `timeoutMs` the remaining connections are cut so shutdown always ends.
  */
 export function closeGracefully(server: Server, timeoutMs: number, logger: Logger): Promise<void> {
   return new Promise((resolve) => {
@@ -23,8 +23,11 @@ export function closeGracefully(server: Server, timeoutMs: number, logger: Logge
       logger.warn({ timeoutMs }, 'http shutdown timed out, closing remaining connections');
       server.closeAllConnections();
     }, timeoutMs);
+    // A streamed response may end after the Connection: close header could be set: sweep idle sockets.
+    const sweep = setInterval(() => server.closeIdleConnections(), 100);
     server.close(() => {
       clearTimeout(timer);
+      clearInterval(sweep);
       resolve();
     });
     server.closeIdleConnections();

@@ -173,7 +173,7 @@ describe('routing', () => {
     const del = await fetch(`${gw.url}${API}/dynamic-events/${crypto.randomUUID()}`, { method: 'DELETE' });
     expect(del.status).toBe(405);
     expect(del.headers.get('allow')).toBe('HEAD, GET');
-    expect((await del.json()).error).toMatch(/^method DELETE not allowed/);
+    expect((await jsonOf(del)).error).toMatch(/^method DELETE not allowed/);
     const post = await fetch(`${gw.url}/healthz`, { method: 'POST' });
     expect(post.status).toBe(405);
   });
@@ -224,14 +224,14 @@ describe('read endpoints', () => {
     await gw.post(mutate((b) => (b.source.device_name = 'cam/01 é')));
     const response = await fetch(`${gw.url}${API}/devices/${encodeURIComponent('cam/01 é')}`);
     expect(response.status).toBe(200);
-    expect((await response.json()).device_name).toBe('cam/01 é');
+    expect((await jsonOf(response)).device_name).toBe('cam/01 é');
   });
 
   it('answer 404 JSON for unknown entities', async () => {
     for (const path of [`/dynamic-events/${crypto.randomUUID()}`, '/dynamic-events/not-a-uuid', '/devices/nope', '/objects/a.b', '/event-types/a/b']) {
       const response = await fetch(`${gw.url}${API}${path}`);
       expect(response.status, path).toBe(404);
-      expect(Object.keys(await response.json())).toEqual(['error']);
+      expect(Object.keys(await jsonOf(response))).toEqual(['error']);
     }
     // A non-UUID event id cannot exist: answered without asking the registry.
     expect(gw.registry.calls).toEqual(['getEvent', 'getDevice', 'getObject', 'getEventType']);
@@ -277,7 +277,7 @@ describe('media', () => {
       const response = await fetch(`${gw.url}${API}/media/${k}`);
       expect(response.status, k).toBe(404);
       expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
-      expect(Object.keys(await response.json())).toEqual(['error']);
+      expect(Object.keys(await jsonOf(response))).toEqual(['error']);
     }
   });
 
@@ -351,4 +351,8 @@ function rawRequest(method: string, path: string, headers: Record<string, string
     req.on('error', reject);
     req.end(body);
   });
+}
+
+async function jsonOf(response: Response): Promise<Record<string, unknown>> {
+  return (await response.json()) as Record<string, unknown>;
 }

@@ -136,16 +136,25 @@ describe('POST dynamic-events: accepted input', () => {
 
 describe('schema limits', () => {
   it('match the shared LIMITS', () => {
-    const s = schema as any;
-    const name = s.$defs.name;
-    const data = s.properties.event.properties.event_data.properties;
-    const properties = data.event_additional_properties;
-    expect(name.maxLength).toBe(LIMITS.nameMaxLength);
-    expect(s.properties.event.properties.event_type.properties.display_description.maxLength).toBe(LIMITS.descriptionMaxLength);
+    interface Limited {
+      maxLength?: number;
+      maxItems?: number;
+      maxProperties?: number;
+      properties: Record<string, Limited>;
+      propertyNames: Limited;
+      additionalProperties: Limited;
+      items: Limited;
+      $defs: Record<string, Limited>;
+    }
+    const s = schema as unknown as Limited;
+    const event = s.properties.event!.properties;
+    const properties = event.event_data!.properties.event_additional_properties!;
+    expect(s.$defs.name!.maxLength).toBe(LIMITS.nameMaxLength);
+    expect(event.event_type!.properties.display_description!.maxLength).toBe(LIMITS.descriptionMaxLength);
     expect(properties.maxProperties).toBe(LIMITS.propertiesMaxCount);
     expect(properties.propertyNames.maxLength).toBe(LIMITS.propertyKeyMaxLength);
     expect(properties.additionalProperties.maxLength).toBe(LIMITS.propertyValueMaxLength);
-    expect(s.$defs.urls.maxItems).toBe(LIMITS.urlsMaxCount);
-    expect(s.$defs.urls.items.maxLength).toBe(LIMITS.urlMaxLength);
+    expect(s.$defs.urls!.maxItems).toBe(LIMITS.urlsMaxCount);
+    expect(s.$defs.urls!.items.maxLength).toBe(LIMITS.urlMaxLength);
   });
 });

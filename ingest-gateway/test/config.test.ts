@@ -1,0 +1,97 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('has working defaults with an empty environment', () => {
+    expect(loadConfig({})).toEqual({
+      logLevel: 'info',
+      port: 8080,
+      host: '0.0.0.0',
+      platformSegment: 'platform',
+      publicBaseUrl: 'http://localhost:8080',
+      dynamicEventsToken: undefined,
+      registryAddr: '127.0.0.1:50051',
+      mediaAddr: '127.0.0.1:50052',
+      maxBodyBytes: 16_777_216,
+      maxImageBytes: 10_485_760,
+      grpcDeadlineMs: 10_000,
+      shutdownTimeoutMs: 8000,
+    });
+  });
+
+  it('reads every variable and returns a frozen object', () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'debug',
+      PORT: '9090',
+      HOST: '127.0.0.1',
+      PLATFORM_SEGMENT: 'acme',
+      PUBLIC_BASE_URL: 'https://events.example.com/',
+      DYNAMIC_EVENTS_TOKEN: 'tok',
+      REGISTRY_ADDR: 'registry:6000',
+      MEDIA_ADDR: 'media:6001',
+      MAX_BODY_BYTES: '1000',
+      MAX_IMAGE_BYTES: '500',
+      GRPC_DEADLINE_MS: '250',
+      SHUTDOWN_TIMEOUT_MS: '3000',
+    });
+    expect(config).toMatchObject({
+      logLevel: 'debug',
+      port: 9090,
+      host: '127.0.0.1',
+      platformSegment: 'acme',
+      publicBaseUrl: 'https://events.example.com',
+      dynamicEventsToken: 'tok',
+      registryAddr: 'registry:6000',
+      mediaAddr: 'media:6001',
+      maxBodyBytes: 1000,
+      maxImageBytes: 500,
+      grpcDeadlineMs: 250,
+      shutdownTimeoutMs: 3000,
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('derives the addresses from the gRPC ports and the public URL from PORT', () => {
+    const config = loadConfig({ REGISTRY_GRPC_PORT: '7001', MEDIA_GRPC_PORT: '7002', PORT: '3000' });
+    expect(config).toMatchObject({ registryAddr: '127.0.0.1:7001', mediaAddr: '127.0.0.1:7002', publicBaseUrl: 'http://localhost:3000' });
+  });
+
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ DYNAMIC_EVENTS_TOKEN: '', PORT: '' })).toMatchObject({ dynamicEventsToken: undefined, port: 8080 });
+  });
+
+  it('names every bad variable in one error, never echoing the token', () => {
+    const attempt = () =>
+      loadConfig({
+        PORT: '80a',
+        MAX_BODY_BYTES: '0',
+        MAX_IMAGE_BYTES: '-5',
+        GRPC_DEADLINE_MS: '1.5',
+        LOG_LEVEL: 'loud',
+        PLATFORM_SEGMENT: 'a/b',
+        PUBLIC_BASE_URL: 'ftp://x',
+        DYNAMIC_EVENTS_TOKEN: 'has a space',
+        REGISTRY_ADDR: 'no-port',
+        MEDIA_ADDR: 'host:',
+        REGISTRY_GRPC_PORT: '70000',
+      });
+    expect(attempt).toThrow(/^invalid configuration: /);
+    const message = (() => {
+      try {
+        attempt();
+        return '';
+      } catch (err) {
+        return (err as Error).message;
+      }
+    })();
+    for (const name of ['PORT', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'LOG_LEVEL', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'REGISTRY_GRPC_PORT']) {
+      expect(message).toContain(`${name} `);
+    }
+    expect(message).not.toContain('has a space');
+    expect(message).toContain('MAX_BODY_BYTES must be an integer from 1 to 268435456');
+  });
+
+  it('rejects "." and ".." as the platform segment', () => {
+    expect(() => loadConfig({ PLATFORM_SEGMENT: '..' })).toThrow('PLATFORM_SEGMENT');
+  });
+});
