@@ -5,7 +5,7 @@ import { startEmbeddedPostgres } from './db/embedded-postgres.js';
 import { runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
-import { createRedisClient, createRedisLocker } from './locks/redis-locker.js';
+import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';
 import { createMetrics } from './metrics.js';
 import { createServer } from './server.js';
 
@@ -46,9 +46,13 @@ runMain(logger, async () => {
       process.exit(0);
     }
 
-    const locker = config.redisUrl
-      ? createRedisLocker({ redis: createRedisClient(config.redisUrl, logger), ttlMs: config.lockTtlMs })
-      : createMemoryLocker({ ttlMs: config.lockTtlMs });
+    let locker = createMemoryLocker({ ttlMs: config.lockTtlMs });
+    if (config.redisUrl) {
+      const redis = createRedisClient(config.redisUrl, logger);
+      // Locks fall back to the database constraints while Redis is unreachable; give it a moment first.
+      if (!(await waitForRedis(redis, 2000))) logger.warn('redis not ready yet: entity locks fall back until it is');
+      locker = createRedisLocker({ redis, ttlMs: config.lockTtlMs });
+    }
     closers.push({ name: 'lock store', close: () => locker.close() });
 
     const metrics = createMetrics(new Registry());

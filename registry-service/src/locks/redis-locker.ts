@@ -28,6 +28,24 @@ export function createRedisClient(url: string, logger: Logger): Redis {
   return redis;
 }
 
+/**
+ * Waits until the client is ready, at most `timeoutMs`; never fails: a Redis that is down at start
+ * only means locks fall back until it comes back. Resolves whether Redis is ready.
+ */
+export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boolean> {
+  if (redis.status === 'ready') return true;
+  return new Promise((resolve) => {
+    const done = (ready: boolean) => {
+      clearTimeout(timer);
+      redis.off('ready', onReady);
+      resolve(ready);
+    };
+    const onReady = () => done(true);
+    const timer = setTimeout(() => done(false), timeoutMs);
+    redis.on('ready', onReady);
+  });
+}
+
 export interface RedisLockerOptions {
   redis: Redis;
   ttlMs: number;

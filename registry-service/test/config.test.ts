@@ -1,0 +1,52 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config.js';
+
+describe('loadConfig', () => {
+  it('applies the documented defaults and freezes the result', () => {
+    const config = loadConfig({});
+    expect(config).toEqual({
+      logLevel: 'info',
+      grpcHost: '0.0.0.0',
+      grpcPort: 50051,
+      shutdownTimeoutMs: 8000,
+      dataDir: './.data',
+      databaseUrl: undefined,
+      databasePoolSize: 10,
+      redisUrl: undefined,
+      lockTtlMs: 10_000,
+      lockWaitMs: 3000,
+      migrations: 'auto',
+    });
+    expect(Object.isFrozen(config)).toBe(true);
+  });
+
+  it('reads every variable, treating empty values as unset', () => {
+    const config = loadConfig({
+      LOG_LEVEL: 'debug',
+      GRPC_HOST: '127.0.0.1',
+      REGISTRY_GRPC_PORT: '6000',
+      SHUTDOWN_TIMEOUT_MS: '1000',
+      DATA_DIR: '/var/lib/de',
+      DATABASE_URL: 'postgresql://u:p@db:5432/x',
+      DATABASE_POOL_SIZE: '20',
+      REDIS_URL: '',
+      LOCK_TTL_MS: '5000',
+      LOCK_WAIT_MS: '0',
+      MIGRATIONS: 'skip',
+      UNRELATED: 'ignored',
+    });
+    expect(config).toMatchObject({ logLevel: 'debug', grpcPort: 6000, dataDir: '/var/lib/de', databaseUrl: 'postgresql://u:p@db:5432/x', redisUrl: undefined, lockWaitMs: 0, migrations: 'skip' });
+  });
+
+  it('names every bad variable in one error and never echoes URLs', () => {
+    let message = '';
+    try {
+      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later' });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS']) expect(message).toContain(name);
+    expect(message).toContain('auto, skip');
+    expect(message).not.toContain('secret');
+  });
+});

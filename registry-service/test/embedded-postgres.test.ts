@@ -1,0 +1,131 @@
+/**
+ * Embedded Postgres: real binaries, data under DATA_DIR/postgres, persistence across restarts,
+ * recovery after the owning process is SIGKILLed, clean stop; and the 100-concurrent-first-
+ * sightings guarantee in embedded mode with the in-process lock.
+ */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.js';
+import { isAlive } from '../src/db/postmaster.js';
+import { tempDir } from '../../test/support/servers.js';
+import { expectSingleCreation, sampleEvent, silent, startRegistry } from './helpers.js';
+
+const DIST_MODULE = fileURLToPath(new URL('../dist/db/embedded-postgres.js', import.meta.url));
+
+async function postmasterPid(dataDir: string): Promise<number | undefined> {
+  const content = await readFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').catch(() => undefined);
+  return content === undefined ? undefined : Number(content.split('\n')[0]);
+}
+
+describe('embedded Postgres', () => {
+  const dirs: Array<{ remove: () => void }> = [];
+  const running: EmbeddedPostgres[] = [];
+  const dir = (label: string) => {
+    const d = tempDir(label);
+    dirs.push(d);
+    return d.path;
+  };
+  afterAll(async () => {
+    for (const pgInstance of running) await pgInstance.stop().catch(() => undefined);
+    for (const d of dirs) d.remove();
+  });
+
+  it('starts, serves 100 concurrent first sightings with the in-process lock, persists across a restart and stops cleanly', async () => {
+    const dataDir = dir('embedded');
+    const first = await startEmbeddedPostgres({ dataDir, logger: silent });
+    running.push(first);
+    expect(first.port).not.toBe(5432);
+    expect(first.url).toMatch(/^postgres:\/\/postgres:[^@]+@127\.0\.0\.1:\d+\/dynamic_events$/);
+    // Password authentication: the cluster is not open to every local user.
+    const anonymous = new pg.Client({ host: '127.0.0.1', port: first.port, user: 'postgres', database: 'dynamic_events', password: 'wrong' });
+    await expect(anonymous.connect()).rejects.toThrow(/password authentication failed/);
+
+    const t = await startRegistry({ databaseUrl: first.url });
+    await expectSingleCreation([t.api], t.pool, 100);
+    const recorded = (await t.api.recordEvent(sampleEvent({ source: { deviceName: 'persisted-device' } }))).event!;
+    await t.close();
+
+    const pid = await postmasterPid(dataDir);
+    expect(pid && (await isAlive(pid))).toBe(true);
+    await first.stop();
+    expect(await isAlive(pid!)).toBe(false);
+    expect(await postmasterPid(dataDir)).toBeUndefined();
+    expect(await readFile(join(dataDir, 'postgres', 'postgres.log'), 'utf8')).toContain('database system is shut down');
+
+    const started = Date.now();
+    const second = await startEmbeddedPostgres({ dataDir, logger: silent });
+    running.push(second);
+    expect(Date.now() - started).toBeLessThan(5000);
+    const again = await startRegistry({ databaseUrl: second.url });
+    expect((await again.api.getEvent(recorded.id)).event).toEqual(recorded);
+    await again.close();
+    await second.stop();
+  });
+
+  it('recovers after the owning process is SIGKILLed (its postmaster left running) and ignores a stale pid file', async () => {
+    if (!existsSync(DIST_MODULE)) throw new Error(`${DIST_MODULE} missing: build first (npx tsc -b)`);
+    const dataDir = dir('embedded-kill');
+    const script = `
+      import { pino } from 'pino';
+      import { startEmbeddedPostgres } from ${JSON.stringify(DIST_MODULE)};
+      const pg = await startEmbeddedPostgres({ dataDir: ${JSON.stringify(dataDir)}, logger: pino({ level: 'silent' }) });
+      process.stdout.write(JSON.stringify({ url: pg.url }) + '\\n');
+      setInterval(() => {}, 1000);
+    `;
+    const child = spawn(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)), stdio: ['ignore', 'pipe', 'pipe'] });
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const url = await new Promise<string>((resolve, reject) => {
+      child.stdout.once('data', (d: Buffer) => resolve((JSON.parse(d.toString()) as { url: string }).url));
+      child.once('exit', (code) => reject(new Error(`child exited ${code}: ${stderr}`)));
+    });
+    const client = new pg.Client({ connectionString: url });
+    await client.connect();
+    await client.query('CREATE TABLE survivor (v text); INSERT INTO survivor VALUES ($$kept$$)');
+    await client.end();
+
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    child.kill('SIGKILL');
+    await exited;
+    const orphan = await postmasterPid(dataDir);
+    expect(orphan && (await isAlive(orphan))).toBe(true);
+
+    const recovered = await startEmbeddedPostgres({ dataDir, logger: silent });
+    running.push(recovered);
+    expect(await isAlive(orphan!)).toBe(false);
+    const check = new pg.Client({ connectionString: recovered.url });
+    await check.connect();
+    expect((await check.query('SELECT v FROM survivor')).rows).toEqual([{ v: 'kept' }]);
+    await check.end();
+    await recovered.stop();
+
+    // A pid file left by a crash whose process is gone (or is someone else) must not block the start.
+    await writeFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), `${process.pid}\n${dataDir}\n`);
+    const afterStale = await startEmbeddedPostgres({ dataDir, logger: silent });
+    running.push(afterStale);
+    await afterStale.stop();
+    expect(await isAlive(process.pid)).toBe(true);
+  });
+
+  it('refuses a second instance on a DATA_DIR in use', async () => {
+    const dataDir = dir('embedded-twice');
+    const first = await startEmbeddedPostgres({ dataDir, logger: silent });
+    running.push(first);
+    await writeFile(join(dataDir, 'postgres', 'owner.json'), JSON.stringify({ pid: process.ppid }));
+    await expect(startEmbeddedPostgres({ dataDir, logger: silent })).rejects.toThrow(/in use by another registry process/);
+    await first.stop();
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('names DATA_DIR when it sits under a directory the postgres user cannot enter', async () => {
+    const parent = join(dir('private'), 'home');
+    await mkdir(parent);
+    await chmod(parent, 0o700);
+    const dataDir = join(parent, 'data');
+    await expect(startEmbeddedPostgres({ dataDir, logger: silent })).rejects.toThrow(new RegExp(`DATA_DIR ${dataDir} is inside ${parent}`));
+  });
+});

@@ -1,0 +1,148 @@
+/** Shared set-up for the registry tests: a real gRPC server on 127.0.0.1:0 with the generated client. */
+import { callUnary, createGrpcClient, registry } from '@dynamic-events/proto';
+import pg from 'pg';
+import { pino } from 'pino';
+import { Registry } from 'prom-client';
+import { runMigrations } from '../src/db/migrate.js';
+import { createPool } from '../src/db/pool.js';
+import type { Locker } from '../src/locks/locker.js';
+import { createMemoryLocker } from '../src/locks/memory-locker.js';
+import { createMetrics, type Metrics } from '../src/metrics.js';
+import { createServer, type RegistryServer } from '../src/server.js';
+
+export const silent = pino({ level: 'silent' });
+
+export interface TestRegistry {
+  address: string;
+  client: registry.RegistryServiceClient;
+  server: RegistryServer;
+  pool: pg.Pool;
+  metrics: Metrics;
+  promRegistry: Registry;
+  /** The RPCs as a caller sees them: failures reject with an AppError. */
+  api: RegistryApi;
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  databaseUrl: string;
+  locker?: Locker;
+  lockWaitMs?: number;
+  poolSize?: number;
+  migrate?: boolean;
+}
+
+/** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
+export async function startRegistry(options: StartOptions): Promise<TestRegistry> {
+  const pool = createPool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, logger: silent, connectionTimeoutMs: 2000 });
+  if (options.migrate !== false) await runMigrations(pool, silent);
+  const locker = options.locker ?? createMemoryLocker({ ttlMs: 10_000 });
+  const promRegistry = new Registry();
+  const metrics = createMetrics(promRegistry);
+  const server = createServer({ logger: silent, pool, locker, metrics, lockWaitMs: options.lockWaitMs ?? 3000 });
+  const port = await server.grpc.listen('127.0.0.1:0');
+  await server.health.start();
+  const address = `127.0.0.1:${port}`;
+  const client = createGrpcClient(registry.RegistryServiceClient, address);
+  return {
+    address,
+    client,
+    server,
+    pool,
+    metrics,
+    promRegistry,
+    api: registryApi(client),
+    async close() {
+      client.close();
+      server.health.stop();
+      await server.grpc.shutdown(2000);
+      await locker.close();
+      await pool.end();
+    },
+  };
+}
+
+/** A valid event; `overrides` replace whole sub-objects or fields. */
+export function sampleEvent(
+  overrides: { source?: Partial<registry.Source>; eventType?: Partial<registry.EventTypeSpec> } & Partial<Omit<registry.NewEvent, 'source' | 'eventType'>> = {},
+): registry.NewEvent {
+  const { source, eventType, ...rest } = overrides;
+  return {
+    source: {
+      deviceName: 'camera-01',
+      objectId: 'channel-1',
+      objectDomain: 'acme.camera.lpr',
+      objectName: 'Gate camera',
+      objectType: 'video_channel',
+      ...source,
+    },
+    eventType: { eventType: 'plate_detected', displayName: 'Plate detected', displayDescription: 'A licence plate was read', ...eventType },
+    additionalProperties: [{ key: 'plate', value: 'AB-123-CD' }],
+    images: ['https://example.com/a.jpg'],
+    videoClips: [],
+    ...rest,
+  };
+}
+
+/** A per-test unique suffix so tests sharing a database never share entities. */
+export function unique(label: string): string {
+  return `${label}-${Math.random().toString(36).slice(2, 10)}`;
+}
+
+/** Counts rows in a table matching a where clause (test-only SQL). */
+export async function countRows(pool: pg.Pool, table: string, where: string, values: unknown[]): Promise<number> {
+  const { rows } = await pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table} WHERE ${where}`, values);
+  return Number(rows[0]?.n ?? 0);
+}
+
+/** Reads one labelled counter value from the metrics. */
+export async function counterValue(metrics: Metrics, outcome: string): Promise<number> {
+  const data = await metrics.lockOutcomes.get();
+  return data.values.find((v) => v.labels.outcome === outcome)?.value ?? 0;
+}
+
+/** Promise-returning wrappers over the generated client, with a deadline. */
+export function registryApi(client: registry.RegistryServiceClient) {
+  const settings = { deadlineMs: 15_000 };
+  return {
+    recordEvent: (event: registry.NewEvent | undefined) => callUnary(client.recordEvent.bind(client), { event }, settings),
+    recordEvents: (events: registry.NewEvent[]) => callUnary(client.recordEvents.bind(client), { events }, settings),
+    getEvent: (id: string) => callUnary(client.getEvent.bind(client), { id }, settings),
+    getDevice: (deviceName: string) => callUnary(client.getDevice.bind(client), { deviceName }, settings),
+    getObject: (id: string) => callUnary(client.getObject.bind(client), { id }, settings),
+    getEventType: (domain: string, eventType: string) => callUnary(client.getEventType.bind(client), { domain, eventType }, settings),
+  };
+}
+export type RegistryApi = ReturnType<typeof registryApi>;
+
+/**
+ * Fires `count` concurrent first sightings of one new device/object/event type, spread over the
+ * given registries (replicas sharing one database), and checks what callers and the database see:
+ * every call succeeds, exactly one call reports each entity as created, one row each, `count` events.
+ */
+export async function expectSingleCreation(replicas: RegistryApi[], pool: pg.Pool, count = 100): Promise<void> {
+  const device = unique('race-device');
+  const domain = unique('race.domain');
+  const results = await Promise.allSettled(
+    Array.from({ length: count }, (_, i) =>
+      replicas[i % replicas.length]!.recordEvent(
+        sampleEvent({ source: { deviceName: device, objectDomain: domain, objectId: 'obj' }, additionalProperties: [{ key: 'n', value: String(i) }] }),
+      ),
+    ),
+  );
+  const failed = results.filter((r) => r.status === 'rejected');
+  if (failed.length > 0) throw new Error(`${failed.length} calls failed, first: ${String((failed[0] as PromiseRejectedResult).reason)}`);
+  const outcomes = results.map((r) => (r as PromiseFulfilledResult<registry.RecordEventResponse>).value.outcome!);
+  const created = (flag: keyof registry.Outcome) => outcomes.filter((o) => o[flag]).length;
+  if (created('deviceCreated') !== 1 || created('objectCreated') !== 1 || created('eventTypeCreated') !== 1) {
+    throw new Error(`created outcomes: device ${created('deviceCreated')}, object ${created('objectCreated')}, type ${created('eventTypeCreated')}`);
+  }
+  const rows = {
+    devices: await countRows(pool, 'devices', 'device_name = $1', [device]),
+    objects: await countRows(pool, 'objects', 'id = $1', [`${domain}.obj`]),
+    eventTypes: await countRows(pool, 'event_types', 'domain = $1', [domain]),
+    events: await countRows(pool, 'events', 'device_name = $1', [device]),
+  };
+  const expected = { devices: 1, objects: 1, eventTypes: 1, events: count };
+  if (JSON.stringify(rows) !== JSON.stringify(expected)) throw new Error(`rows ${JSON.stringify(rows)}, expected ${JSON.stringify(expected)}`);
+}

@@ -1,0 +1,115 @@
+/**
+ * Health and shutdown as callers see them: SERVING follows the database, a dead database gives
+ * INTERNAL "internal error" (nothing leaks), and an in-flight RecordEvent completes during shutdown.
+ */
+import { connect, createServer, type Server, type Socket } from 'node:net';
+import { AppError, createHealthChecker } from '@dynamic-events/proto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMemoryLocker } from '../src/locks/memory-locker.js';
+import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
+import { createTestDatabase, freePort, postgresAvailable } from '../../test/support/servers.js';
+import { countRows, sampleEvent, startRegistry, unique } from './helpers.js';
+
+const up = await postgresAvailable();
+
+/** A TCP proxy to Postgres that the test can cut and restore, to play "database down". */
+async function startProxy(target: URL, port: number): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void> }> {
+  let server: Server | undefined;
+  const sockets = new Set<Socket>();
+  const listen = () =>
+    new Promise<void>((resolve) => {
+      server = createServer((inbound) => {
+        const outbound = connect(Number(target.port || 5432), target.hostname);
+        for (const s of [inbound, outbound]) {
+          sockets.add(s);
+          s.on('close', () => sockets.delete(s));
+          s.on('error', () => undefined);
+        }
+        inbound.pipe(outbound).pipe(inbound);
+      });
+      server.listen(port, '127.0.0.1', resolve);
+    });
+  await listen();
+  const url = new URL(target);
+  url.host = `127.0.0.1:${port}`;
+  return {
+    url: url.toString(),
+    cut: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server?.close(() => resolve());
+      }),
+    restore: listen,
+  };
+}
+
+describe.skipIf(!up)('health, failures and shutdown', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  it('reports NOT_SERVING while the database is down and SERVING once it is back; calls fail with a bare "internal error"', async () => {
+    const proxy = await startProxy(new URL(db.url), await freePort());
+    const t = await startRegistry({ databaseUrl: proxy.url });
+    const health = createHealthChecker(t.address);
+    try {
+      expect(await health.isServing(REGISTRY_SERVICE_NAME, 1000)).toBe(true);
+      expect(await health.isServing('', 1000)).toBe(true);
+
+      await proxy.cut();
+      expect(await t.server.health.check()).toBe(false);
+      expect(await health.isServing(REGISTRY_SERVICE_NAME, 1000)).toBe(false);
+      const err = (await t.api.recordEvent(sampleEvent()).catch((e: unknown) => e)) as AppError;
+      expect(err).toBeInstanceOf(AppError);
+      expect(err.code).toBe('INTERNAL');
+      expect(err.message).toBe('internal error');
+      expect(JSON.stringify({ m: err.message, d: err.details })).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i);
+      await expect(t.api.getDevice('camera-01')).rejects.toMatchObject({ code: 'INTERNAL', message: 'internal error' });
+
+      await proxy.restore();
+      expect(await t.server.health.check()).toBe(true);
+      expect(await health.isServing(REGISTRY_SERVICE_NAME, 1000)).toBe(true);
+      await expect(t.api.recordEvent(sampleEvent({ source: { deviceName: unique('back') } }))).resolves.toMatchObject({ outcome: { deviceCreated: true } });
+    } finally {
+      health.close();
+      await t.close();
+      await proxy.cut();
+    }
+  });
+
+  it('answers INTERNAL "internal error" when the database was never reachable', async () => {
+    const t = await startRegistry({ databaseUrl: `postgres://postgres@127.0.0.1:${await freePort()}/none`, migrate: false });
+    try {
+      const health = createHealthChecker(t.address);
+      expect(await health.isServing(REGISTRY_SERVICE_NAME, 1000)).toBe(false);
+      health.close();
+      await expect(t.api.recordEvent(sampleEvent())).rejects.toMatchObject({ code: 'INTERNAL', message: 'internal error', details: {} });
+    } finally {
+      await t.close();
+    }
+  });
+
+  it('lets an in-flight RecordEvent commit while the server shuts down, and reports NOT_SERVING at once', async () => {
+    const locker = createMemoryLocker({ ttlMs: 10_000 });
+    const t = await startRegistry({ databaseUrl: db.url, locker, lockWaitMs: 10_000 });
+    const device = unique('in-flight');
+    // Hold the device's creation lock so the call is provably in flight when shutdown starts.
+    const held = await locker.acquire(`device:${device}`, Date.now());
+    const inFlight = t.api.recordEvent(sampleEvent({ source: { deviceName: device } }));
+    await new Promise((r) => setTimeout(r, 100));
+    const health = createHealthChecker(t.address);
+    const stopping = t.server.grpc.shutdown(5000);
+    expect(await health.isServing(REGISTRY_SERVICE_NAME, 500)).toBe(false);
+    health.close();
+    await held.release();
+    const res = await inFlight;
+    expect(res.outcome?.deviceCreated).toBe(true);
+    await stopping;
+    expect(await countRows(t.pool, 'events', 'device_name = $1', [device])).toBe(1);
+    await t.close();
+  });
+});

@@ -1,0 +1,140 @@
+/** Entity-creation locks: Redis (real server) and in-process, and what happens when Redis is down. */
+import { Registry } from 'prom-client';
+import type { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEntityLocks } from '../src/locks/entity-locks.js';
+import type { Locker } from '../src/locks/locker.js';
+import { createMemoryLocker } from '../src/locks/memory-locker.js';
+import { createRedisClient, createRedisLocker, waitForRedis } from '../src/locks/redis-locker.js';
+import { createMetrics } from '../src/metrics.js';
+import { freePort, REDIS_URL, redisAvailable, uniquePrefix } from '../../test/support/servers.js';
+import { counterValue, silent } from './helpers.js';
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** The contract both lockers share. */
+function lockerContract(make: (ttlMs: number) => Locker) {
+  it('grants a free lock, makes a second caller wait until release, then lets it proceed', async () => {
+    const locker = make(5000);
+    const held = await locker.acquire('k1', Date.now() + 1000);
+    expect(held.outcome).toBe('acquired');
+    const started = Date.now();
+    const waiting = locker.acquire('k1', Date.now() + 3000);
+    await sleep(150);
+    expect(await held.release()).toBe('released');
+    const waited = await waiting;
+    expect(waited.outcome).toBe('contended');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await waited.release()).toBe('not-held');
+    // Released for good: the next caller gets it at once.
+    const again = await locker.acquire('k1', Date.now());
+    expect(again.outcome).toBe('acquired');
+    await again.release();
+    await locker.close();
+  });
+
+  it('gives up waiting at the deadline (outcome timeout) without taking the lock', async () => {
+    const locker = make(5000);
+    const held = await locker.acquire('k2', Date.now());
+    const started = Date.now();
+    const waited = await locker.acquire('k2', Date.now() + 200);
+    expect(waited.outcome).toBe('timeout');
+    expect(Date.now() - started).toBeGreaterThanOrEqual(190);
+    expect(await held.release()).toBe('released');
+    await locker.close();
+  });
+
+  it('expires after the TTL; the old holder then cannot release the new holder\'s lock', async () => {
+    const locker = make(200);
+    const first = await locker.acquire('k3', Date.now());
+    await sleep(350);
+    const second = await locker.acquire('k3', Date.now());
+    expect(second.outcome).toBe('acquired');
+    expect(await first.release()).toBe('expired');
+    // The second holder still holds it: a third caller must wait.
+    expect((await locker.acquire('k3', Date.now() + 50)).outcome).toBe('timeout');
+    expect(await second.release()).toBe('released');
+    await locker.close();
+  });
+
+  it('keeps different keys independent', async () => {
+    const locker = make(5000);
+    const a = await locker.acquire('a', Date.now());
+    const b = await locker.acquire('b', Date.now());
+    expect([a.outcome, b.outcome]).toEqual(['acquired', 'acquired']);
+    await Promise.all([a.release(), b.release()]);
+    await locker.close();
+  });
+}
+
+describe('in-process locker', () => {
+  lockerContract((ttlMs) => createMemoryLocker({ ttlMs }));
+});
+
+const up = await redisAvailable();
+
+describe.skipIf(!up)('Redis locker on a real Redis', () => {
+  let redis: Redis;
+  const prefix = uniquePrefix();
+  beforeAll(async () => {
+    redis = createRedisClient(REDIS_URL, silent);
+    expect(await waitForRedis(redis, 5000)).toBe(true);
+  });
+  afterAll(async () => {
+    const keys = await redis.keys(`${prefix}*`);
+    if (keys.length > 0) await redis.del(...keys);
+    await redis.quit();
+  });
+
+  // close() of a locker sharing the client is deferred to afterAll.
+  lockerContract((ttlMs) => ({ ...createRedisLocker({ redis, ttlMs, keyPrefix: prefix }), close: async () => {} }));
+
+  it('stores a random token with the TTL under the prefix, and deletes it on release', async () => {
+    const locker = createRedisLocker({ redis, ttlMs: 4000, keyPrefix: prefix });
+    const lease = await locker.acquire('device:cam', Date.now());
+    const token = await redis.get(`${prefix}device:cam`);
+    expect(token).toMatch(/^[0-9a-f-]{36}$/);
+    const ttl = await redis.pttl(`${prefix}device:cam`);
+    expect(ttl).toBeGreaterThan(3000);
+    expect(ttl).toBeLessThanOrEqual(4000);
+    // Someone else's token under the same key is never deleted by our release.
+    await redis.set(`${prefix}device:cam`, 'someone-else');
+    expect(await lease.release()).toBe('expired');
+    expect(await redis.get(`${prefix}device:cam`)).toBe('someone-else');
+    await redis.del(`${prefix}device:cam`);
+  });
+});
+
+describe('when Redis is down', () => {
+  it('falls back at once, counts it, and never fails the caller', async () => {
+    const port = await freePort();
+    const redis = createRedisClient(`redis://127.0.0.1:${port}`, silent);
+    expect(await waitForRedis(redis, 300)).toBe(false);
+    const locker = createRedisLocker({ redis, ttlMs: 5000 });
+    const metrics = createMetrics(new Registry());
+    const locks = createEntityLocks({ locker, waitMs: 2000, metrics, logger: silent });
+    const started = Date.now();
+    const result = await locks(['device:a', 'object:b', 'event-type:c'], async () => 'created');
+    expect(result).toBe('created');
+    expect(Date.now() - started).toBeLessThan(1000);
+    expect(await counterValue(metrics, 'fallback')).toBe(3);
+    expect(await counterValue(metrics, 'acquired')).toBe(0);
+    await locker.close();
+  });
+});
+
+describe('entity locks', () => {
+  it('releases the locks even when the work fails, and counts expired leases', async () => {
+    const locker = createMemoryLocker({ ttlMs: 100 });
+    const metrics = createMetrics(new Registry());
+    const locks = createEntityLocks({ locker, waitMs: 1000, metrics, logger: silent });
+    await expect(locks(['x'], async () => Promise.reject(new Error('boom')))).rejects.toThrow('boom');
+    expect((await locker.acquire('x', Date.now())).outcome).toBe('acquired');
+    await locker.close();
+
+    await locks(['slow'], () => sleep(250));
+    expect(await counterValue(metrics, 'expired')).toBe(1);
+    expect(await counterValue(metrics, 'acquired')).toBe(2);
+  });
+});

@@ -1,0 +1,114 @@
+/**
+ * The built service as an operator runs it: `node registry-service/dist/main.js` with no env
+ * (embedded Postgres, in-process lock) or with DATABASE_URL and REDIS_URL; SIGTERM exits 0.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { createGrpcClient, createHealthChecker, registry } from '@dynamic-events/proto';
+import { afterAll, describe, expect, it } from 'vitest';
+import { isAlive } from '../src/db/postmaster.js';
+import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
+import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable, tempDir } from '../../test/support/servers.js';
+import { registryApi, sampleEvent, unique } from './helpers.js';
+
+const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
+
+interface Running {
+  child: ChildProcess;
+  output: () => string;
+  exit: Promise<number | null>;
+}
+
+function run(env: Record<string, string>, args: string[] = []): Running {
+  if (!existsSync(MAIN)) throw new Error(`${MAIN} missing: build first (npx tsc -b)`);
+  const child = spawn(process.execPath, [MAIN, ...args], {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  child.stdout?.on('data', (d: Buffer) => (output += d.toString()));
+  child.stderr?.on('data', (d: Buffer) => (output += d.toString()));
+  const exit = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, output: () => output, exit };
+}
+
+async function listening(r: Running): Promise<number> {
+  const deadline = Date.now() + 20_000;
+  while (Date.now() < deadline) {
+    const line = r.output().split('\n').find((l) => l.includes('"registry-service listening"'));
+    if (line) return (JSON.parse(line) as { port: number }).port;
+    if (r.child.exitCode !== null) break;
+    await new Promise((res) => setTimeout(res, 50));
+  }
+  throw new Error(`not listening:\n${r.output()}`);
+}
+
+async function exercise(port: number): Promise<void> {
+  const health = createHealthChecker(`127.0.0.1:${port}`);
+  expect(await health.isServing(REGISTRY_SERVICE_NAME, 2000)).toBe(true);
+  health.close();
+  const client = createGrpcClient(registry.RegistryServiceClient, `127.0.0.1:${port}`);
+  const res = await registryApi(client).recordEvent(sampleEvent({ source: { deviceName: unique('main') } }));
+  expect(res.outcome?.deviceCreated).toBe(true);
+  client.close();
+}
+
+const dbUp = await postgresAvailable();
+const redisUp = await redisAvailable();
+
+describe('node registry-service/dist/main.js', () => {
+  const cleanups: Array<() => Promise<void> | void> = [];
+  afterAll(async () => {
+    for (const c of cleanups.reverse()) await c();
+  });
+
+  it('runs with no configuration (embedded Postgres under DATA_DIR), logs its port, and exits 0 on SIGTERM', async () => {
+    const data = tempDir('registry-main');
+    cleanups.push(data.remove);
+    const grpcPort = await freePort();
+    const r = run({ DATA_DIR: data.path, REGISTRY_GRPC_PORT: String(grpcPort) });
+    cleanups.push(() => void r.child.kill('SIGKILL'));
+    expect(await listening(r)).toBe(grpcPort);
+    expect(r.output()).toContain('"database":"embedded"');
+    expect(r.output()).not.toMatch(/postgres:\/\/postgres:/);
+    await exercise(grpcPort);
+    const pid = Number((await readFile(join(data.path, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
+
+    const started = Date.now();
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(r.output()).toContain('embedded Postgres stopped');
+    expect(await isAlive(pid)).toBe(false);
+  });
+
+  it.skipIf(!dbUp || !redisUp)('runs on DATABASE_URL and REDIS_URL, and --migrate-only applies the schema and exits', async () => {
+    const db = await createTestDatabase();
+    cleanups.push(db.drop);
+    const migrate = run({ DATABASE_URL: db.url }, ['--migrate-only']);
+    expect(await migrate.exit).toBe(0);
+    const pool = new pg.Pool({ connectionString: db.url });
+    expect((await pool.query(`SELECT count(*)::int AS n FROM schema_migrations`)).rows[0]).toEqual({ n: 1 });
+    await pool.end();
+
+    const grpcPort = await freePort();
+    const r = run({ DATABASE_URL: db.url, REDIS_URL, MIGRATIONS: 'skip', REGISTRY_GRPC_PORT: String(grpcPort), GRPC_HOST: '127.0.0.1' });
+    cleanups.push(() => void r.child.kill('SIGKILL'));
+    await listening(r);
+    expect(r.output()).toContain('"locks":"redis"');
+    await exercise(grpcPort);
+    r.child.kill('SIGTERM');
+    expect(await r.exit).toBe(0);
+  });
+
+  it('refuses a bad configuration, naming every bad variable, with exit code 1', async () => {
+    const r = run({ REGISTRY_GRPC_PORT: 'abc', LOCK_WAIT_MS: '-1', MIGRATIONS: 'maybe', DATABASE_URL: 'mysql://u:secret@h/db', LOG_LEVEL: 'loud' });
+    expect(await r.exit).toBe(1);
+    for (const name of ['REGISTRY_GRPC_PORT', 'LOCK_WAIT_MS', 'MIGRATIONS', 'DATABASE_URL', 'LOG_LEVEL']) expect(r.output()).toContain(name);
+    expect(r.output()).not.toContain('secret');
+  });
+});

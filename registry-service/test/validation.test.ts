@@ -1,0 +1,141 @@
+/**
+ * Input rules: the same limits as the gateway (LIMITS), checked by the registry because other
+ * platform services call it directly. Unit tests of the rules plus the table over real gRPC.
+ */
+import { AppError, LIMITS, registry } from '@dynamic-events/proto';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { validateEvent, withinLength } from '../src/domain/validate-event.js';
+import type { EventDraft } from '../src/domain/types.js';
+import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
+import { countRows, sampleEvent, startRegistry, type TestRegistry } from './helpers.js';
+
+function draftOf(event: registry.NewEvent): EventDraft {
+  return {
+    source: event.source,
+    eventType: event.eventType,
+    properties: event.additionalProperties,
+    images: event.images,
+    videoClips: event.videoClips,
+  };
+}
+
+const long = (n: number) => 'x'.repeat(n);
+const props = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'v' }));
+
+/** [name, event, expected field, expected rule] */
+const INVALID: Array<[string, registry.NewEvent, string, string]> = [
+  ['missing source', { ...sampleEvent(), source: undefined }, 'source', 'required'],
+  ['empty device_name', sampleEvent({ source: { deviceName: '' } }), 'source.device_name', 'required'],
+  ['whitespace object_id', sampleEvent({ source: { objectId: ' \t\n' } }), 'source.object_id', 'required'],
+  ['empty object_domain', sampleEvent({ source: { objectDomain: '' } }), 'source.object_domain', 'required'],
+  ['empty object_name', sampleEvent({ source: { objectName: '' } }), 'source.object_name', 'required'],
+  ['empty object_type', sampleEvent({ source: { objectType: '\u3000' } }), 'source.object_type', 'required'],
+  ['long device_name', sampleEvent({ source: { deviceName: long(256) } }), 'source.device_name', 'maxLength'],
+  ['long object_type', sampleEvent({ source: { objectType: long(256) } }), 'source.object_type', 'maxLength'],
+  ['object_id contains domain', sampleEvent({ source: { objectDomain: 'acme.cam', objectId: 'acme.cam.7' } }), 'source.object_id', 'contains-domain'],
+  ['NUL in device_name', sampleEvent({ source: { deviceName: 'a\u0000b' } }), 'source.device_name', 'characters'],
+  ['missing event type', { ...sampleEvent(), eventType: undefined }, 'event.event_type', 'required'],
+  ['empty event_type', sampleEvent({ eventType: { eventType: '' } }), 'event.event_type.event_type', 'required'],
+  ['empty display_name', sampleEvent({ eventType: { displayName: ' ' } }), 'event.event_type.display_name', 'required'],
+  ['empty display_description', sampleEvent({ eventType: { displayDescription: '' } }), 'event.event_type.display_description', 'required'],
+  ['long display_description', sampleEvent({ eventType: { displayDescription: long(1025) } }), 'event.event_type.display_description', 'maxLength'],
+  ['too many properties', sampleEvent({ additionalProperties: props(257) }), 'event.event_data.event_additional_properties', 'maxProperties'],
+  ['long property key', sampleEvent({ additionalProperties: [{ key: long(256), value: 'v' }] }), 'event.event_data.event_additional_properties', 'maxLength'],
+  ['long property value', sampleEvent({ additionalProperties: [{ key: 'k', value: long(16_385) }] }), 'event.event_data.event_additional_properties', 'maxLength'],
+  ['duplicate property key', sampleEvent({ additionalProperties: [{ key: 'k', value: '1' }, { key: 'k', value: '2' }] }), 'event.event_data.event_additional_properties', 'duplicate'],
+  ['base64_image property', sampleEvent({ additionalProperties: [{ key: 'base64_image', value: 'AAAA' }] }), 'event.event_data.event_additional_properties', 'reserved'],
+  ['NUL in property value', sampleEvent({ additionalProperties: [{ key: 'k', value: '\u0000' }] }), 'event.event_data.event_additional_properties', 'characters'],
+  ['too many images', sampleEvent({ images: Array.from({ length: 66 }, (_, i) => `https://x/${i}`) }), 'event.event_data.images', 'maxItems'],
+  ['long image url', sampleEvent({ images: ['https://x/a', `https://x/${long(2048)}`] }), 'event.event_data.images[1]', 'maxLength'],
+  ['too many video clips', sampleEvent({ videoClips: Array.from({ length: 65 }, (_, i) => `https://x/${i}`) }), 'event.event_data.video_clips', 'maxItems'],
+];
+
+describe('validateEvent', () => {
+  it.each(INVALID)('%s → %s %s', (_name, event, field, rule) => {
+    let thrown: unknown;
+    try {
+      validateEvent(draftOf(event));
+    } catch (err) {
+      thrown = err;
+    }
+    expect(thrown).toBeInstanceOf(AppError);
+    expect(thrown).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field, rule } });
+    expect((thrown as AppError).message).toContain(field);
+  });
+
+  it('accepts values exactly at the limits and stores them as sent', () => {
+    const event = sampleEvent({
+      source: { deviceName: ` ${long(253)} `, objectType: '🚪'.repeat(255) },
+      eventType: { displayDescription: long(LIMITS.descriptionMaxLength) },
+      additionalProperties: props(LIMITS.propertiesMaxCount),
+      images: Array.from({ length: LIMITS.urlsMaxCount + 1 }, () => `https://x/${long(2000)}`),
+      videoClips: Array.from({ length: LIMITS.urlsMaxCount }, () => 'https://x/c.mp4'),
+    });
+    const valid = validateEvent(draftOf(event));
+    expect(valid.source.deviceName).toBe(` ${long(253)} `);
+    expect(valid.properties).toHaveLength(256);
+  });
+
+  it('counts characters as code points, like JSON Schema maxLength', () => {
+    expect(withinLength('😀'.repeat(255), 255)).toBe(true);
+    expect(withinLength('😀'.repeat(256), 255)).toBe(false);
+    fc.assert(fc.property(fc.string({ unit: 'grapheme', maxLength: 40 }), fc.nat(40), (s, max) => withinLength(s, max) === [...s].length <= max));
+  });
+
+  it('never throws anything but INVALID_ARGUMENT, and never touches a prototype, for arbitrary properties', () => {
+    const key = fc.oneof(fc.constantFrom('__proto__', 'constructor', 'prototype', 'toString', 'valueOf', ''), fc.string({ unit: 'grapheme', maxLength: 300 }));
+    fc.assert(
+      fc.property(fc.array(fc.record({ key, value: fc.string({ maxLength: 50 }) }), { maxLength: 20 }), (properties) => {
+        try {
+          const valid = validateEvent(draftOf({ ...sampleEvent(), additionalProperties: properties }));
+          expect(valid.properties).toEqual(properties);
+        } catch (err) {
+          expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'event.event_data.event_additional_properties' } });
+        }
+        expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+        expect(Object.getPrototypeOf({})).toBe(Object.prototype);
+      }),
+    );
+  });
+
+  it('rejects an object_id that starts with "{object_domain}." for any domain, and only then', () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''), fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''), (domain, id) => {
+        const event = sampleEvent({ source: { objectDomain: domain, objectId: `${domain}.${id}` } });
+        expect(() => validateEvent(draftOf(event))).toThrow(expect.objectContaining({ details: { field: 'source.object_id', rule: 'contains-domain' } }));
+      }),
+    );
+  });
+});
+
+const up = await postgresAvailable();
+
+describe.skipIf(!up)('INVALID_ARGUMENT over gRPC', () => {
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let t: TestRegistry;
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    t = await startRegistry({ databaseUrl: db.url });
+  });
+  afterAll(async () => {
+    await t?.close();
+    await db?.drop();
+  });
+
+  it.each(INVALID)('%s → INVALID_ARGUMENT naming %s (%s), nothing stored', async (_name, event, field, rule) => {
+    const err = await t.api.recordEvent(event).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(AppError);
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field, rule } });
+    for (const table of ['devices', 'objects', 'event_types', 'events']) expect(await countRows(t.pool, table, 'true', [])).toBe(0);
+  });
+
+  it('rejects a missing event and an oversized batch', async () => {
+    await expect(t.api.recordEvent(undefined)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'event', rule: 'required' } });
+    const batch = Array.from({ length: LIMITS.batchMaxEvents + 1 }, () => sampleEvent());
+    await expect(t.api.recordEvents(batch)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'events', rule: 'maxItems' } });
+    await expect(t.api.getDevice('')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'device_name', rule: 'required' } });
+    expect(await countRows(t.pool, 'events', 'true', [])).toBe(0);
+  });
+});
