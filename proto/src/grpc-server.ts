@@ -52,10 +52,30 @@ export interface GrpcServer {
   shutdown(timeoutMs: number): Promise<void>;
 }
 
+/** Resolves when the stream can take more data, or when the caller went away (no drain will come). */
+function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      call.off('drain', done);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    call.once('drain', done);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const { logger, observe } = options;
   const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
-  const server = new Server({ 'grpc.max_receive_message_length': max, 'grpc.max_send_message_length': max });
+  const server = new Server({
+    'grpc.max_receive_message_length': max,
+    'grpc.max_send_message_length': max,
+    // grpc-js asks for SO_REUSEPORT by default; on runtimes that honour it (Node >= 22.12) a second
+    // instance on a busy port would bind silently and share traffic. Fail loudly instead.
+    'grpc.so_reuseport': 0,
+  });
   const serviceNames: string[] = [''];
   const health = new HealthImplementation({ '': 'NOT_SERVING' });
   health.addToServer(server);
@@ -111,7 +131,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
               for await (const message of handler(call.request, ctx) as AsyncIterable<unknown>) {
                 if (ctx.signal.aborted) return;
                 // Respect back-pressure so a slow reader does not make us buffer a whole file.
-                if (!call.write(message)) await new Promise((resolve) => call.once('drain', resolve));
+                if (!call.write(message)) await drainedOrAborted(call, ctx.signal);
               }
               finish(service, methodName, started, undefined, ctx.requestId);
               call.end();

@@ -106,3 +106,28 @@ describe('timestamps', () => {
     expect(formatTimestamp(timestampFromMicros(-1n))).toBe('1969-12-31T23:59:59.999999000Z');
   });
 });
+
+describe('server streaming', () => {
+  it('releases a handler blocked on back-pressure when the caller cancels', async () => {
+    let released = false;
+    const server = createGrpcServer({ logger, maxMessageBytes: 8 * 1024 * 1024 });
+    server.addService<media.MediaServiceServer>('dynamic_events.media.v1.MediaService', media.MediaServiceService, {
+      storeImage: async () => {
+        throw new AppError('UNIMPLEMENTED', 'not here');
+      },
+      async *getImage() {
+        try {
+          for (let i = 0; i < 1000; i++) yield { contentType: 'image/png', sizeBytes: '0', chunk: Buffer.alloc(1024 * 1024) };
+        } finally {
+          released = true;
+        }
+      },
+    });
+    const port = await server.listen('127.0.0.1:0');
+    const client = createGrpcClient(media.MediaServiceClient, `127.0.0.1:${port}`, { maxMessageBytes: 8 * 1024 * 1024 });
+    for await (const _ of callStream(client.getImage.bind(client), { key: 'k' }, { deadlineMs: 5000 })) break;
+    await expect.poll(() => released, { timeout: 2000 }).toBe(true);
+    client.close();
+    await server.shutdown(500);
+  });
+});
