@@ -2,7 +2,7 @@ import { createLogger, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { Registry } from 'prom-client';
 import { loadConfig } from './config.js';
 import { startEmbeddedPostgres } from './db/embedded-postgres.js';
-import { runMigrations } from './db/migrate.js';
+import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
 import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';
@@ -36,27 +36,27 @@ runMain(logger, async () => {
     }
     const pool = createPool({ connectionString: databaseUrl, max: config.databasePoolSize, logger });
     closers.push({ name: 'database pool', close: () => pool.end() });
+    const healthPool = createPool({ connectionString: databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
+    closers.push({ name: 'health pool', close: () => healthPool.end() });
 
     if (config.migrations === 'auto' || migrateOnly) {
       const applied = await runMigrations(pool, logger);
       logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
+    } else {
+      // Not fatal: the migration job may still be running; the calls that need the schema fail meanwhile.
+      const pending = await pendingMigrations(pool).catch(() => []);
+      if (pending.length > 0) logger.warn({ pending }, 'MIGRATIONS=skip but the database lacks migrations: run the migration job');
     }
     if (migrateOnly) {
       await closeAll();
       process.exit(0);
     }
 
-    let locker = createMemoryLocker({ ttlMs: config.lockTtlMs });
-    if (config.redisUrl) {
-      const redis = createRedisClient(config.redisUrl, logger);
-      // Locks fall back to the database constraints while Redis is unreachable; give it a moment first.
-      if (!(await waitForRedis(redis, 2000))) logger.warn('redis not ready yet: entity locks fall back until it is');
-      locker = createRedisLocker({ redis, ttlMs: config.lockTtlMs });
-    }
+    const locker = config.redisUrl ? await redisLocker(config.redisUrl, config.lockTtlMs) : createMemoryLocker({ ttlMs: config.lockTtlMs });
     closers.push({ name: 'lock store', close: () => locker.close() });
 
     const metrics = createMetrics(new Registry());
-    const { grpc, health } = createServer({ logger, pool, locker, metrics, lockWaitMs: config.lockWaitMs });
+    const { grpc, health } = createServer({ logger, pool, healthPool, locker, metrics, lockWaitMs: config.lockWaitMs });
     closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs) });
     const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);
     closers.push({ name: 'health checks', close: async () => health.stop() });
@@ -70,3 +70,10 @@ runMain(logger, async () => {
     throw err;
   }
 });
+
+/** Locks fall back to the database constraints while Redis is unreachable; give it a moment to connect first. */
+async function redisLocker(url: string, ttlMs: number) {
+  const redis = createRedisClient(url, logger);
+  if (!(await waitForRedis(redis, 2000))) logger.warn('redis not ready yet: entity locks fall back to the database constraints until it is');
+  return createRedisLocker({ redis, ttlMs });
+}

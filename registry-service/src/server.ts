@@ -19,6 +19,11 @@ export interface ServerDeps {
   lockWaitMs: number;
   /** How often the database is checked for the health status. */
   healthIntervalMs?: number;
+  /**
+   * A separate one-connection pool for the health check, so a pool saturated by real traffic does
+   * not read as "database down" (defaults to `pool`).
+   */
+  healthPool?: pg.Pool;
 }
 
 export interface RegistryServer {
@@ -43,7 +48,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
   );
   addReflection(grpc.server, REGISTRY_PROTO);
   const health = createDatabaseHealth({
-    pool,
+    pool: deps.healthPool ?? pool,
     logger,
     intervalMs: deps.healthIntervalMs,
     onChange: (serving) => grpc.setServing(serving),

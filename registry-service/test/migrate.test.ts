@@ -1,11 +1,11 @@
 /** Migrations on a real PostgreSQL database: fresh, repeated, and from several replicas at once. */
-import { mkdtemp, writeFile, copyFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadMigrations, MIGRATIONS_DIR, runMigrations } from '../src/db/migrate.js';
+import { loadMigrations, MIGRATIONS_DIR, pendingMigrations, runMigrations } from '../src/db/migrate.js';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
 import { silent } from './helpers.js';
 
@@ -24,6 +24,12 @@ describe.skipIf(!up)('migrations', () => {
     dbs.push(db);
     return db;
   };
+  const scratch: string[] = [];
+  const scratchDir = async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+    scratch.push(dir);
+    return dir;
+  };
   const poolFor = (url: string) => {
     const pool = new pg.Pool({ connectionString: url, max: 2 });
     pools.push(pool);
@@ -37,12 +43,15 @@ describe.skipIf(!up)('migrations', () => {
   afterAll(async () => {
     await Promise.all(pools.map((p) => p.end()));
     for (const db of dbs) await db.drop();
+    for (const dir of scratch) await rm(dir, { recursive: true, force: true });
   });
 
   it('applies every migration to a fresh database, then nothing the second time', async () => {
     const pool = poolFor((await fresh()).url);
     expect(expected[0]).toBe(1);
+    expect(await pendingMigrations(pool)).toEqual(['0001_init.sql']);
     expect(await runMigrations(pool, silent)).toEqual(expected);
+    expect(await pendingMigrations(pool)).toEqual([]);
     expect(await tables(pool)).toEqual(['devices', 'event_types', 'events', 'objects', 'schema_migrations']);
     expect(await runMigrations(pool, silent)).toEqual([]);
     const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
@@ -60,7 +69,7 @@ describe.skipIf(!up)('migrations', () => {
 
   it('applies a later migration in order and refuses one that changed after it was applied', async () => {
     const pool = poolFor((await fresh()).url);
-    const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+    const dir = await scratchDir();
     const dirUrl = pathToFileURL(`${dir}/`);
     for (const m of await loadMigrations()) await copyFile(new URL(m.name, MIGRATIONS_DIR), join(dir, m.name));
     expect(await runMigrations(pool, silent, dirUrl)).toEqual(expected);
@@ -77,7 +86,7 @@ describe.skipIf(!up)('migrations', () => {
 
   it('rolls back a failing migration completely and reports which one failed', async () => {
     const pool = poolFor((await fresh()).url);
-    const dir = await mkdtemp(join(tmpdir(), 'migrations-'));
+    const dir = await scratchDir();
     await writeFile(join(dir, '0001_ok.sql'), 'CREATE TABLE a (x int);');
     await writeFile(join(dir, '0002_bad.sql'), 'CREATE TABLE b (x int); SELECT no_such_function();');
     await expect(runMigrations(pool, silent, pathToFileURL(`${dir}/`))).rejects.toThrow(/0002_bad\.sql failed/);

@@ -61,6 +61,20 @@ export async function runMigrations(pool: pg.Pool, logger: Logger, dir: URL = MI
   }
 }
 
+/** Migrations this build has that the database has not applied (for MIGRATIONS=skip: is the job done?). */
+export async function pendingMigrations(pool: pg.Pool, dir: URL = MIGRATIONS_DIR): Promise<string[]> {
+  const migrations = await loadMigrations(dir);
+  const { rows } = await pool
+    .query<{ version: number }>('SELECT version FROM schema_migrations')
+    .catch((err: unknown) => {
+      // 42P01: no schema_migrations table yet, so nothing is applied.
+      if ((err as { code?: string }).code === '42P01') return { rows: [] };
+      throw err;
+    });
+  const applied = new Set(rows.map((row) => row.version));
+  return migrations.filter((m) => !applied.has(m.version)).map((m) => m.name);
+}
+
 async function applyPending(client: pg.PoolClient, migrations: Migration[], logger: Logger): Promise<number[]> {
   await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version    integer PRIMARY KEY,
