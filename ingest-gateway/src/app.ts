@@ -81,7 +81,10 @@ function closeWhenDraining(draining: AbortSignal): GatewayMiddleware {
   };
 }
 
-/** The router leaves 404/405/501 without a body: give them the spec's `{"error"}` shape. */
+/**
+ * The router leaves 404/405/501 without a body: give them the spec's `{"error"}` shape. Its
+ * OPTIONS answer (an empty text body) becomes 204, keeping the Allow header.
+ */
 function jsonFallbacks(): GatewayMiddleware {
   const messages: Record<number, (ctx: GatewayContext) => string> = {
     404: (ctx) => `no route for ${ctx.method} ${ctx.path}`,
@@ -90,6 +93,10 @@ function jsonFallbacks(): GatewayMiddleware {
   };
   return async (ctx, next) => {
     await next();
+    if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') {
+      ctx.status = 204;
+      return;
+    }
     const message = messages[ctx.status];
     if (message === undefined || (ctx.body !== undefined && ctx.body !== null)) return;
     const status = ctx.status;

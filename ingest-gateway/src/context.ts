@@ -10,6 +10,7 @@ export interface GatewayState {
 
 /** Koa context of every gateway middleware and route. */
 export type GatewayContext = ParameterizedContext<GatewayState>;
+/** A middleware over the gateway's state. */
 export type GatewayMiddleware = Middleware<GatewayState>;
 
 /** The route pattern the router matched ("/api/platform/dh/objects/:id"), or "unmatched". */

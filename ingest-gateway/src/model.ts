@@ -47,6 +47,7 @@ export interface RecordedEvent {
   updatedAt: string;
 }
 
+/** A registered device (kind "generic" when created on first sight). */
 export interface DeviceRecord {
   deviceName: string;
   kind: string;
@@ -54,6 +55,7 @@ export interface DeviceRecord {
   updatedAt: string;
 }
 
+/** A registered object, linked to its device and domain. */
 export interface ObjectRecord {
   /** Full identifier "{object_domain}.{object_id}". */
   id: string;
@@ -66,6 +68,7 @@ export interface ObjectRecord {
   updatedAt: string;
 }
 
+/** A registered event type within its domain. */
 export interface EventTypeRecord {
   domain: string;
   eventType: string;

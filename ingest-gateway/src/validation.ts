@@ -3,6 +3,12 @@ import { AppError, BASE64_IMAGE_KEY, invalidArgument } from '@dynamic-events/pro
 import type { EventInput } from './model.js';
 import schema from './schemas/dynamic-event.json' with { type: 'json' };
 
+/*
+ * Unknown fields: rejected inside source, event, event.event_type and event.event_data ("... is not
+ * a known field"), so a typo never silently drops data; tolerated at the top level, where both known
+ * fields are required, so a misspelt one still fails, and envelopes may carry extra metadata.
+ */
+
 /** The request body once the schema accepted it (field names as the spec writes them). */
 interface DynamicEventBody {
   source: { device_name: string; object_id: string; object_domain: string; object_name: string; object_type: string };

@@ -1,4 +1,5 @@
 import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { API, CREATED_AT, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
@@ -119,6 +120,20 @@ describe('POST dynamic-events', () => {
     expect(gw.registry.calls).toEqual([]);
   });
 
+  it('reads compressed bodies, limits their decompressed size and rejects bad encodings', async () => {
+    const headers = (encoding: string) => ({ 'Content-Type': 'application/json', 'Content-Encoding': encoding });
+    const path = `${API}/dynamic-events`;
+    const ok = await rawRequest('POST', path, headers('gzip'), gzipSync(JSON.stringify(validBody())));
+    expect(ok.status).toBe(200);
+    const bomb = await rawRequest('POST', path, headers('gzip'), gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20)));
+    expect(bomb).toMatchObject({ status: 413, body: JSON.stringify({ error: `body exceeds ${64 * 1024} bytes` }) });
+    const corrupt = await rawRequest('POST', path, headers('br'), Buffer.from('definitely not brotli'));
+    expect(corrupt).toMatchObject({ status: 400, body: JSON.stringify({ error: 'body is not valid br data' }) });
+    const unknown = await rawRequest('POST', path, headers('compress'), Buffer.from('{}'));
+    expect(unknown).toMatchObject({ status: 415, body: JSON.stringify({ error: 'Content-Encoding "compress" is not supported (use gzip, deflate, br or none)' }) });
+    expect(gw.registry.calls).toEqual(['recordEvent']);
+  });
+
   it('answers 415 when Content-Type is missing', async () => {
     const response = await rawRequest('POST', `${API}/dynamic-events`, {}, JSON.stringify(validBody()));
     expect(response.status).toBe(415);
@@ -176,6 +191,15 @@ describe('routing', () => {
     expect((await jsonOf(del)).error).toMatch(/^method DELETE not allowed/);
     const post = await fetch(`${gw.url}/healthz`, { method: 'POST' });
     expect(post.status).toBe(405);
+  });
+
+  it('answers OPTIONS 204 with Allow, and unknown methods 501 JSON', async () => {
+    const options = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'OPTIONS' });
+    expect(options.status).toBe(204);
+    expect(options.headers.get('allow')).toBe('POST');
+    const propfind = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'PROPFIND' });
+    expect(propfind.status).toBe(501);
+    expect(await propfind.json()).toEqual({ error: 'method PROPFIND not implemented' });
   });
 
   it('labels metrics with route patterns, never raw paths', async () => {
@@ -341,7 +365,7 @@ describe('health', () => {
 });
 
 /** A request with exact headers (fetch always adds a Content-Type for string bodies). */
-function rawRequest(method: string, path: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+function rawRequest(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(`${gw.url}${path}`, { method, headers }, (res) => {
       const chunks: Buffer[] = [];

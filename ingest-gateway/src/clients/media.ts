@@ -24,6 +24,7 @@ export interface MediaClient {
   close(): void;
 }
 
+/** Settings of the media client. */
 export interface MediaClientOptions {
   /** Deadline of StoreImage. */
   deadlineMs: number;

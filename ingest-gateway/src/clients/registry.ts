@@ -18,6 +18,7 @@ export interface RegistryClient {
   close(): void;
 }
 
+/** Settings of the registry client. */
 export interface RegistryClientOptions {
   /** Deadline of every call; no request waits on the registry longer than this. */
   deadlineMs: number;

@@ -25,21 +25,40 @@ export function jsonBody(options: { maxBodyBytes: number; maxDepth: number }): G
     try {
       await read(ctx, noop);
     } catch (err) {
-      const status = (err as { status?: unknown }).status;
-      if (status === 413) {
-        throw new AppError('INVALID_ARGUMENT', `body exceeds ${options.maxBodyBytes} bytes`, {
-          httpStatus: 413,
-          field: 'body',
-          rule: 'max-body-bytes',
-        });
-      }
-      throw err;
+      throw bodyReadError(err, options.maxBodyBytes, ctx.get('Content-Encoding').trim().toLowerCase());
     }
     // No body at all (Content-Length: 0) leaves nothing behind: that is not valid JSON either.
     const text: unknown = ctx.request.body;
     ctx.state.body = parseJsonObject(typeof text === 'string' ? text : '', options.maxDepth);
     return next();
   };
+}
+
+/**
+ * Why the body could not be read, in the caller's terms. The limit applies to the decompressed
+ * bytes, so a compression bomb is a 413 too. Anything unexpected stays an internal error.
+ */
+function bodyReadError(err: unknown, maxBodyBytes: number, encoding: string): unknown {
+  const { status, type } = (err ?? {}) as { status?: unknown; type?: unknown };
+  if (status === 413) {
+    return new AppError('INVALID_ARGUMENT', `body exceeds ${maxBodyBytes} bytes`, { httpStatus: 413, field: 'body', rule: 'max-body-bytes' });
+  }
+  if (status === 415) {
+    return new AppError('INVALID_ARGUMENT', `Content-Encoding "${encoding}" is not supported (use gzip, deflate, br or none)`, {
+      httpStatus: 415,
+      field: 'Content-Encoding',
+      rule: 'content-encoding',
+    });
+  }
+  if (typeof status === 'number' && status >= 400 && status < 500) {
+    const message = type === 'request.size.invalid' ? 'body length does not match Content-Length' : type === 'request.aborted' ? 'request aborted' : 'body could not be read';
+    return invalidArgument('body', 'unreadable', message);
+  }
+  // Errors without a status while decompressing come from zlib: the caller sent corrupt data.
+  if (status === undefined && encoding !== '' && encoding !== 'identity' && err instanceof Error) {
+    return invalidArgument('body', 'content-encoding', `body is not valid ${encoding} data`);
+  }
+  return err;
 }
 
 /** 415 unless the media type is application/json; parameters are fine, a non-UTF-8 charset is not. */

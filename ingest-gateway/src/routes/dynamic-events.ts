@@ -9,6 +9,7 @@ import type { CallOptions, EventInput } from '../model.js';
 import { presentEvent } from '../presenters/event.js';
 import { BASE64_IMAGE_FIELD, createEventValidator } from '../validation.js';
 
+/** What the POST route needs: the shared auth middleware, both clients and the size limits. */
 export interface DynamicEventRouteDeps {
   auth: GatewayMiddleware;
   registry: RegistryClient;

@@ -4,6 +4,7 @@ import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayState } from '../context.js';
 import type { Metrics } from '../metrics.js';
 
+/** What the health routes need: the dependencies to probe, the metrics and the shutdown signal. */
 export interface HealthRouteDeps {
   registry: Pick<RegistryClient, 'isServing'>;
   media: Pick<MediaClient, 'isServing'>;
