@@ -89,4 +89,6 @@ export interface StoredImage {
 /** Per-call settings every client method takes: the request id travels to the service's logs. */
 export interface CallOptions {
   requestId: string;
+  /** Aborted when the HTTP client goes away: a media stream is cancelled at once. */
+  signal?: AbortSignal;
 }

@@ -49,6 +49,15 @@ export function createEventValidator(): EventValidator {
     // Whitespace-only counts as empty; the value itself is stored as sent.
     validate: (enabled: boolean, data: string) => !enabled || data.trim().length > 0,
   });
+  ajv.addKeyword({
+    keyword: 'noNul',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    // The registry refuses U+0000 (Postgres text cannot hold it); refusing it here too means an
+    // image is never stored for a request the registry would then reject.
+    validate: (enabled: boolean, data: string) => !enabled || !data.includes('\u0000'),
+  });
   const check = ajv.compile<DynamicEventBody>(schema);
 
   return {
@@ -133,6 +142,11 @@ function toValidationError(error: ErrorObject | undefined): AppError {
       }
       return fail('type', `${field} must be ${TYPE_PHRASE[String(params.type)] ?? `of type ${String(params.type)}`}`);
     }
+    case 'noNul':
+      if (error.schemaPath.includes('/propertyNames/')) {
+        return fail('characters', `${field} keys must not contain NUL characters (U+0000)`);
+      }
+      return fail('characters', `${field} must not contain NUL characters (U+0000)`);
     case 'notBlank':
       return fail('not-empty', `${field} must not be empty`);
     case 'maxLength':

@@ -61,11 +61,11 @@ const anyText = fc.oneof(
   fc.constantFrom('', ' ', '\u00a0', '\u2028', '\ufeff', '\u200b', 'a.b', 'é', '😀'.repeat(255), '😀'.repeat(256), 'x'.repeat(255)),
 );
 
-/** The outcome the rules predict for a source (lengths in code points, whitespace-only is empty). */
+/** The outcome the rules predict for a source (lengths in code points, whitespace-only is empty, no U+0000). */
 function expectedStatus(source: Record<string, string>): number {
   for (const field of SOURCE_FIELDS) {
     const value = source[field]!;
-    if (value.trim() === '' || [...value].length > 255) return 400;
+    if (value.trim() === '' || value.includes('\u0000') || [...value].length > 255) return 400;
   }
   return source.object_id!.startsWith(`${source.object_domain}.`) ? 400 : 200;
 }

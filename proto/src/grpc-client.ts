@@ -34,6 +34,8 @@ export function createGrpcClient<C extends Client>(Ctor: ClientConstructor<C>, a
 export interface CallSettings {
   deadlineMs: number;
   requestId?: string;
+  /** Streams only: aborting cancels the call at once, even while waiting for a stalled server. */
+  signal?: AbortSignal;
 }
 
 function metadataOf(settings: CallSettings): Metadata {
@@ -61,14 +63,22 @@ export function callUnary<Req, Res>(method: UnaryMethod<Req, Res>, request: Req,
 
 type StreamMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partial<CallOptions>) => ClientReadableStream<Res>;
 
-/** Calls a server-streaming method; iteration yields messages, failures throw an AppError. */
+/**
+ * Calls a server-streaming method; iteration yields messages, failures throw an AppError. When
+ * `settings.signal` aborts (the consumer went away) the call is cancelled and iteration just ends.
+ */
 export async function* callStream<Req, Res>(method: StreamMethod<Req, Res>, request: Req, settings: CallSettings): AsyncGenerator<Res> {
   const stream = method(request, metadataOf(settings), { deadline: Date.now() + settings.deadlineMs });
+  const cancel = () => stream.cancel();
+  settings.signal?.addEventListener('abort', cancel, { once: true });
   try {
+    if (settings.signal?.aborted) return;
     for await (const message of stream) yield message as Res;
   } catch (err) {
+    if (settings.signal?.aborted) return;
     throw fromServiceError(err as ServiceError);
   } finally {
+    settings.signal?.removeEventListener('abort', cancel);
     // A consumer that stops early (client went away) must not leave the call running.
     stream.cancel();
   }

@@ -130,4 +130,33 @@ describe('server streaming', () => {
     client.close();
     await server.shutdown(500);
   });
+
+  it('cancels a stalled stream as soon as the signal aborts', async () => {
+    let cancelled = false;
+    const server = createGrpcServer({ logger });
+    server.addService<media.MediaServiceServer>('dynamic_events.media.v1.MediaService', media.MediaServiceService, {
+      storeImage: async () => {
+        throw new AppError('UNIMPLEMENTED', 'not here');
+      },
+      async *getImage(_request, ctx) {
+        yield { contentType: 'image/png', sizeBytes: '1', chunk: Buffer.from('a') };
+        // A stalled backend: nothing more until the caller cancels.
+        await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+        cancelled = true;
+      },
+    });
+    const port = await server.listen('127.0.0.1:0');
+    const client = createGrpcClient(media.MediaServiceClient, `127.0.0.1:${port}`);
+    const controller = new AbortController();
+    const received: string[] = [];
+    const reading = (async () => {
+      for await (const m of callStream(client.getImage.bind(client), { key: 'k' }, { deadlineMs: 60_000, signal: controller.signal })) received.push(m.chunk.toString());
+    })();
+    await expect.poll(() => received.length).toBe(1);
+    controller.abort();
+    await expect(reading).resolves.toBeUndefined();
+    await expect.poll(() => cancelled, { timeout: 2000 }).toBe(true);
+    client.close();
+    await server.shutdown(500);
+  });
 });

@@ -45,7 +45,11 @@ export function createMediaClient(address: string, options: MediaClientOptions):
       return { key: stored.key, url: stored.url, contentType: stored.contentType, sizeBytes: Number(stored.sizeBytes) };
     },
     async openImage(key, call) {
-      const messages = callStream(client.getImage.bind(client), { key }, { deadlineMs: options.streamDeadlineMs, requestId: call.requestId });
+      const messages = callStream(client.getImage.bind(client), { key }, {
+        deadlineMs: options.streamDeadlineMs,
+        requestId: call.requestId,
+        signal: call.signal,
+      });
       // Wait for the first message so an unknown key becomes a 404 before any header is sent.
       const first = await messages.next();
       if (first.done) throw new Error('media GetImage stream ended without a message');

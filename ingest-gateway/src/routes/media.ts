@@ -20,7 +20,7 @@ const IMAGE_HEADERS = {
 /**
  * GET/HEAD {base}/media/{key}: streams media.GetImage with its exact bytes, type and length.
  * Public (no bearer token): image URLs end up in <img> tags, and keys cannot be guessed.
- * If the HTTP client goes away, Koa destroys the body stream, which cancels the gRPC call.
+ * If the HTTP client goes away, the gRPC call is cancelled at once (even if media has stalled).
  */
 export function mediaRoutes(router: Router<GatewayState>, base: string, deps: { media: MediaClient }): void {
   router.get(`${base}/media/:key`, async (ctx) => {
@@ -33,7 +33,10 @@ export function mediaRoutes(router: Router<GatewayState>, base: string, deps: { 
       return;
     }
 
-    const image = await deps.media.openImage(key, { requestId: ctx.state.requestId });
+    const gone = new AbortController();
+    // 'close' also follows a complete response; cancelling a finished call does nothing.
+    ctx.res.once('close', () => gone.abort());
+    const image = await deps.media.openImage(key, { requestId: ctx.state.requestId, signal: gone.signal });
     ctx.status = 200;
     ctx.set({ ...IMAGE_HEADERS, ETag: etag, 'Content-Type': image.contentType });
     if (ctx.method === 'HEAD') {
