@@ -1,0 +1,17 @@
+// Baseline for the benchmark: the least a Node HTTP service can do for the same request (read the
+// body, parse the JSON, answer with JSON). Product figures are reported as ratios against it.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+
+const server = createServer((req, res) => {
+  const chunks = [];
+  req.on('data', (c) => chunks.push(c));
+  req.on('end', () => {
+    const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    const out = JSON.stringify({ id: randomUUID(), domain: body.source.object_domain, event_type: body.event.event_type.event_type });
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(out) });
+    res.end(out);
+  });
+});
+server.listen(Number(process.argv[2]), '127.0.0.1', () => process.send?.('ready'));
+process.on('SIGTERM', () => server.close(() => process.exit(0)));
