@@ -20,8 +20,11 @@ const log = createLogger('launcher', env.LOG_LEVEL ?? 'info');
 
 const registryPort = env.REGISTRY_GRPC_PORT ?? '50051';
 const mediaPort = env.MEDIA_GRPC_PORT ?? '50052';
+const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
 const childEnv = {
   ...env,
+  // Media builds image URLs and does not know the gateway's port: give both the same origin.
+  PUBLIC_BASE_URL: publicBaseUrl,
   REGISTRY_GRPC_PORT: registryPort,
   MEDIA_GRPC_PORT: mediaPort,
   // Internal gRPC ports stay on loopback in the all-in-one mode; only the gateway faces users.
@@ -116,6 +119,5 @@ try {
 }
 if (!stopping) {
   start('gateway', 'ingest-gateway');
-  const base = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
-  log.info({ url: `${base}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
+  log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
 }

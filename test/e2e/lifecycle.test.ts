@@ -89,10 +89,15 @@ describe('lifecycle', () => {
     const first = await startStack({ dataDir: dir.path });
     await first.stop('SIGKILL');
     // The services notice their parent is gone and shut down; the next start must not be blocked.
-    const second = await startStack({ dataDir: dir.path });
+    const second = await startStack({ dataDir: dir.path, defaultPublicBaseUrl: true });
     try {
       expect((await getJson(`${second.api}/dynamic-events/${eventId}`)).status).toBe(200);
-      expect((await postJson(`${second.api}/dynamic-events`, exampleEvent({ device: 'cam-after-kill' }))).status).toBe(200);
+      const body = exampleEvent({ device: 'cam-after-kill' });
+      (body.event.event_data.event_additional_properties as Record<string, string>).base64_image = samples.webp.bytes.toString('base64');
+      const res = await postJson(`${second.api}/dynamic-events`, body);
+      expect(res.status).toBe(200);
+      // Without PUBLIC_BASE_URL, image URLs point at the gateway's own port on localhost.
+      expect((res.body!.images as string[])[1]).toMatch(new RegExp(`^http://localhost:${second.port}/api/platform/dh/media/[0-9a-f]{64}\\.webp$`));
     } finally {
       expect((await second.stop('SIGTERM')).code).toBe(0);
     }

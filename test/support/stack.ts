@@ -11,6 +11,7 @@ export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 export interface Stack {
   baseUrl: string;
+  port: number;
   /** `${baseUrl}/api/platform/dh` */
   api: string;
   process: ChildProcess;
@@ -23,6 +24,8 @@ export interface Stack {
 export interface StackOptions {
   dataDir: string;
   env?: Record<string, string>;
+  /** Leave PUBLIC_BASE_URL unset, to test the default a user gets. */
+  defaultPublicBaseUrl?: boolean;
   /** How to run it: the launcher directly (default) or the real `npm start` (builds first, slower). */
   command?: 'launcher' | 'npm-start';
 }
@@ -38,7 +41,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     REGISTRY_GRPC_PORT: String(registryPort),
     MEDIA_GRPC_PORT: String(mediaPort),
     DATA_DIR: options.dataDir,
-    PUBLIC_BASE_URL: baseUrl,
+    ...(options.defaultPublicBaseUrl ? {} : { PUBLIC_BASE_URL: baseUrl }),
     LOG_LEVEL: 'info',
     ...options.env,
   };
@@ -64,6 +67,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
   return {
     baseUrl,
+    port,
     api: `${baseUrl}/api/${options.env?.PLATFORM_SEGMENT ?? 'platform'}/dh`,
     process: child,
     output: () => output,
