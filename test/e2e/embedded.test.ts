@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
-import { samples } from '../support/images.js';
+import { bmp, largePng, pngBomb, samples } from '../support/images.js';
 import { assertMatchesSchema } from '../support/openapi.js';
 import { tempDir } from '../support/servers.js';
 import { getJson, postJson, startStack, type Stack } from '../support/stack.js';
@@ -157,6 +157,26 @@ describe('bad input: a clear error and nothing stored', () => {
       expect(res.body!.error).toMatch(message);
       const stored = await getJson(`${stack.api}/devices/${device}`);
       expect(stored.status).toBe(404);
+    });
+  }
+
+  const withImage = (device: string, bytes: Buffer) => {
+    const body = exampleEvent({ device });
+    (body.event.event_data.event_additional_properties as Record<string, string>).base64_image = bytes.toString('base64');
+    return body;
+  };
+  const imageCases: [string, Buffer, number][] = [
+    ['image above MAX_IMAGE_BYTES', largePng(10 * 1024 * 1024 + 1).bytes, 413],
+    ['pixel bomb', pngBomb, 400],
+    ['BMP', bmp, 400],
+  ];
+  for (const [name, bytes, status] of imageCases) {
+    it(`${name} → ${status}, no image, no device`, async () => {
+      const device = `cam-img-bad-${name.replace(/\W+/g, '-')}`;
+      const res = await postJson(url, withImage(device, bytes));
+      expect(res.status).toBe(status);
+      expect(res.body!.error).toMatch(/base64_image/);
+      expect((await getJson(`${stack.api}/devices/${device}`)).status).toBe(404);
     });
   }
 
