@@ -69,6 +69,15 @@ async function waitServing(name, address, service, timeoutMs) {
   if (!stopping) throw new Error(`${name} did not become ready within ${timeoutMs} ms`);
 }
 
+async function waitHttp(url, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!stopping && Date.now() < deadline) {
+    if (await fetch(url).then((res) => res.ok, () => false)) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!stopping) throw new Error(`gateway did not answer ${url} within ${timeoutMs} ms`);
+}
+
 async function terminate(names) {
   const results = await Promise.all(
     names.filter((name) => children.has(name)).map(async (name) => {
@@ -119,5 +128,14 @@ try {
 }
 if (!stopping) {
   start('gateway', 'ingest-gateway');
-  log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
+  // Announce only once the gateway answers: the README tells people to send requests at this line.
+  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
+  const probe = `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? '8080'}/healthz`;
+  try {
+    await waitHttp(probe, 30_000);
+    log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
+  } catch (err) {
+    log.error({ err }, 'start-up failed');
+    await stop('start-up failed', 1);
+  }
 }

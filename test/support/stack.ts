@@ -60,7 +60,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       child.kill('SIGKILL');
       throw new Error(`stack not ready within 90 s:\n${output}`);
     }
-    const ready = await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+    // `npm start` is used as the README says: send requests once it logs "all services started".
+    const ready =
+      options.command === 'npm-start'
+        ? output.includes('"msg":"all services started"')
+        : await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
     if (ready) break;
     await new Promise((r) => setTimeout(r, 200));
   }
