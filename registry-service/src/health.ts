@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { pgErrorFields } from './db/pool.js';
 import { ping } from './db/queries/health.js';
 
 export interface DatabaseHealthOptions {
@@ -37,7 +38,7 @@ export function createDatabaseHealth(options: DatabaseHealthOptions): DatabaseHe
       ]);
       return true;
     } catch (err) {
-      if (state !== false) logger.warn({ err }, 'database health check failed: NOT_SERVING');
+      if (state !== false) logger.warn({ error: pgErrorFields(err) }, 'database health check failed: NOT_SERVING');
       return false;
     } finally {
       clearTimeout(timeout);

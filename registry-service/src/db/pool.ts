@@ -4,6 +4,9 @@ import type { Logger } from 'pino';
 /** Anything that runs a query: the pool itself or a client inside a transaction. */
 export type Queryable = pg.Pool | pg.PoolClient;
 
+/** SQLSTATE "terminating connection due to administrator command" (server shutdown or pg_terminate_backend). */
+const ADMIN_SHUTDOWN = '57P01';
+
 export interface PoolOptions {
   connectionString: string;
   max: number;
@@ -25,28 +28,35 @@ export function createPool(options: PoolOptions): pg.Pool {
     application_name: 'registry-service',
   });
   // An idle client whose server connection dies emits here; without a listener the process would exit.
-  pool.on('error', (err) => options.logger.warn({ err }, 'idle database connection failed'));
+  pool.on('error', (err) => {
+    const fields = pgErrorFields(err);
+    // end() resolves once Terminate is sent; a Postgres stopping right after (the embedded one at
+    // shutdown) may still tell those sockets it is terminating them. That is the expected end.
+    if (pool.ending && fields.code === ADMIN_SHUTDOWN) options.logger.debug({ error: fields }, 'database connection closed by server shutdown');
+    else options.logger.warn({ error: fields }, 'idle database connection failed');
+  });
   return pool;
 }
 
+/** The parts of a database error worth a log line. */
+export interface PgErrorFields {
+  message: string;
+  code?: string;
+  severity?: string;
+}
+
 /**
- * Runs `fn` in one transaction and resolves only after COMMIT succeeded (a caller's success means
- * the data is durable). Any failure rolls back; a client whose rollback fails is discarded.
+ * Message, SQLSTATE and severity of a pg (or socket) error, to log under `error`. Never log the error
+ * object itself: pg-pool attaches the whole pg Client to idle-client errors, and pino would serialise
+ * it (kilobytes per line, connection parameters included). Not under `err` either: pino's error
+ * serialiser would add an empty stack and a misleading type to this plain object.
  */
-export async function withTransaction<T>(pool: pg.Pool, fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
-    const result = await fn(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackError: unknown) => {
-      broken = rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError));
-    });
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+export function pgErrorFields(err: unknown): PgErrorFields {
+  if (!(err instanceof Error)) return { message: String(err) };
+  const { code, severity } = err as { code?: unknown; severity?: unknown };
+  return {
+    message: err.message,
+    ...(typeof code === 'string' ? { code } : {}),
+    ...(typeof severity === 'string' ? { severity } : {}),
+  };
 }

@@ -1,10 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type pg from 'pg';
-import { insertDevices } from '../db/queries/devices.js';
-import { eventTypeKey, insertEventTypes, type NewEventTypeRow } from '../db/queries/event-types.js';
-import { insertEvents } from '../db/queries/events.js';
-import { insertObjects, type NewObjectRow } from '../db/queries/objects.js';
-import { withTransaction } from '../db/pool.js';
+import { eventTypeKey } from '../db/queries/event-types.js';
+import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
 import type { KnownEntities } from './known-entities.js';
@@ -19,7 +16,7 @@ export interface RecorderDeps {
 
 /** Records validated events: ensures device, object and event type, then inserts the events. */
 export interface EventRecorder {
-  /** All events in one transaction (all or none); resolves after COMMIT, results in request order. */
+  /** All events in one statement (all or none); resolves once it committed, results in request order. */
   record(events: NewEvent[]): Promise<RecordedEvent[]>;
 }
 
@@ -62,15 +59,9 @@ export function createEventRecorder(deps: RecorderDeps): EventRecorder {
       }));
       // Only first sightings need the lock; known identities go straight to the (idempotent) inserts.
       const unknown = plan.lockKeys.filter((key) => !known.has(key));
+      // One statement (one round trip) in the spec's order: device, object, event type, then the events.
       const stored = await locks(unknown, () =>
-        withTransaction(pool, async (client) => {
-          // The spec's order: device, object, event type, then the events that reference them.
-          const devices = await insertDevices(client, plan.devices);
-          const objects = await insertObjects(client, plan.objects);
-          const types = await insertEventTypes(client, plan.types);
-          const times = await insertEvents(client, rows);
-          return { devices, objects, types, times };
-        }),
+        insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
       );
       for (const key of plan.lockKeys) known.add(key);
       metrics.eventsRecorded.inc(events.length);

@@ -2,21 +2,6 @@ import type { DeviceRecord } from '../../domain/types.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 
-/** Inserts the devices that do not exist yet (kind "generic") and returns the names it created. */
-export async function insertDevices(db: Queryable, names: string[]): Promise<Set<string>> {
-  // Sorted so concurrent batches take unique-index locks in the same order (no deadlocks).
-  const sorted = [...names].sort();
-  const rows = await query<{ device_name: string }>(
-    db,
-    `INSERT INTO devices (device_name, kind)
-     SELECT name, 'generic' FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord) ORDER BY ord
-     ON CONFLICT (device_name) DO NOTHING
-     RETURNING device_name`,
-    [sorted],
-  );
-  return new Set(rows.map((row) => row.device_name));
-}
-
 interface DeviceRow {
   device_name: string;
   kind: string;

@@ -2,34 +2,9 @@ import type { EventTypeRecord } from '../../domain/types.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 
-export interface NewEventTypeRow {
-  domain: string;
-  eventType: string;
-  displayName: string;
-  displayDescription: string;
-}
-
 /** The identity of an event type as one string (JSON keeps the pair unambiguous). */
 export function eventTypeKey(domain: string, eventType: string): string {
   return JSON.stringify([domain, eventType]);
-}
-
-/** Inserts the event types that do not exist yet (existing ones keep their settings); returns the keys it created. */
-export async function insertEventTypes(db: Queryable, types: NewEventTypeRow[]): Promise<Set<string>> {
-  const keyed = types.map((t) => ({ key: eventTypeKey(t.domain, t.eventType), ...t }));
-  keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  const rows = await query<{ domain: string; event_type: string }>(
-    db,
-    `INSERT INTO event_types (domain, event_type, display_name, display_description)
-     SELECT domain, event_type, display_name, display_description
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
-       WITH ORDINALITY AS t(domain, event_type, display_name, display_description, ord)
-     ORDER BY ord
-     ON CONFLICT (domain, event_type) DO NOTHING
-     RETURNING domain, event_type`,
-    [keyed.map((t) => t.domain), keyed.map((t) => t.eventType), keyed.map((t) => t.displayName), keyed.map((t) => t.displayDescription)],
-  );
-  return new Set(rows.map((row) => eventTypeKey(row.domain, row.event_type)));
 }
 
 interface EventTypeRow {

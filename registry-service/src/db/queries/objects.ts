@@ -2,40 +2,6 @@ import type { ObjectRecord } from '../../domain/types.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 
-export interface NewObjectRow {
-  id: string;
-  objectDomain: string;
-  objectId: string;
-  objectName: string;
-  objectType: string;
-  deviceName: string;
-}
-
-/** Inserts the objects that do not exist yet and returns the full ids it created. */
-export async function insertObjects(db: Queryable, objects: NewObjectRow[]): Promise<Set<string>> {
-  const sorted = [...objects].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-  const column = (pick: (o: NewObjectRow) => string): string[] => sorted.map(pick);
-  const rows = await query<{ id: string }>(
-    db,
-    `INSERT INTO objects (id, object_domain, object_id, object_name, object_type, device_name)
-     SELECT id, object_domain, object_id, object_name, object_type, device_name
-     FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::text[], $6::text[])
-       WITH ORDINALITY AS t(id, object_domain, object_id, object_name, object_type, device_name, ord)
-     ORDER BY ord
-     ON CONFLICT (id) DO NOTHING
-     RETURNING id`,
-    [
-      column((o) => o.id),
-      column((o) => o.objectDomain),
-      column((o) => o.objectId),
-      column((o) => o.objectName),
-      column((o) => o.objectType),
-      column((o) => o.deviceName),
-    ],
-  );
-  return new Set(rows.map((row) => row.id));
-}
-
 interface ObjectRow {
   id: string;
   object_domain: string;

@@ -22,10 +22,15 @@ export function fromPgError(err: unknown): unknown {
   return err;
 }
 
-/** Runs one parameterised statement, mapping caller-caused pg errors. */
-export async function query<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = []): Promise<R[]> {
+/**
+ * Runs one parameterised statement, mapping caller-caused pg errors. A `name` makes it a prepared
+ * statement, parsed once per connection and then only bound and executed: worth it for a large
+ * statement on the hot path (one name per text; needs a direct connection or a pooler that supports
+ * protocol-level prepared statements, e.g. PgBouncer ≥ 1.21 with max_prepared_statements).
+ */
+export async function query<R extends pg.QueryResultRow>(db: Queryable, text: string, values: unknown[] = [], name?: string): Promise<R[]> {
   try {
-    const result = await db.query<R>(text, values);
+    const result = await db.query<R>({ text, values, name });
     return result.rows;
   } catch (err) {
     throw fromPgError(err);
