@@ -20,7 +20,10 @@ const log = createLogger('launcher', env.LOG_LEVEL ?? 'info');
 
 const registryPort = env.REGISTRY_GRPC_PORT ?? '50051';
 const mediaPort = env.MEDIA_GRPC_PORT ?? '50052';
-const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${env.PORT ?? '8080'}`;
+// Derived from PORT only when PORT is a port number: otherwise media would report a bad
+// PUBLIC_BASE_URL the user never set, and the gateway names PORT itself.
+const gatewayPort = /^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : '8080';
+const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`;
 const childEnv = {
   ...env,
   // Media builds image URLs and does not know the gateway's port: give both the same origin.
@@ -130,7 +133,7 @@ if (!stopping) {
   start('gateway', 'ingest-gateway');
   // Announce only once the gateway answers: the README tells people to send requests at this line.
   const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
-  const probe = `http://${host.includes(':') ? `[${host}]` : host}:${env.PORT ?? '8080'}/healthz`;
+  const probe = `http://${host.includes(':') ? `[${host}]` : host}:${gatewayPort}/healthz`;
   try {
     await waitHttp(probe, 30_000);
     log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');

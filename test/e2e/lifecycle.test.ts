@@ -3,12 +3,13 @@
  * requests are in flight, data survives a restart on the same DATA_DIR, a SIGKILLed launcher
  * leaves nothing behind that blocks the next start, and the token protects the endpoint.
  */
+import { spawn } from 'node:child_process';
 import { request } from 'node:http';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
-import { tempDir } from '../support/servers.js';
-import { getJson, postJson, startStack } from '../support/stack.js';
+import { freePort, tempDir } from '../support/servers.js';
+import { getJson, postJson, REPO_ROOT, startStack } from '../support/stack.js';
 
 const dir = tempDir('e2e-lifecycle');
 afterAll(() => dir.remove());
@@ -104,5 +105,22 @@ describe('lifecycle', () => {
     } finally {
       expect((await second.stop('SIGTERM')).code).toBe(0);
     }
+  });
+
+  it('stops with exit 1 and names the variable when a setting is bad', async () => {
+    const bad = tempDir('e2e-bad-config');
+    const child = spawn(process.execPath, ['deploy/local/start.js'], {
+      cwd: REPO_ROOT,
+      env: { PATH: process.env.PATH ?? '', DATA_DIR: bad.path, PORT: 'abc', REGISTRY_GRPC_PORT: String(await freePort()), MEDIA_GRPC_PORT: String(await freePort()) },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (d: Buffer) => (output += d.toString()));
+    child.stderr.on('data', (d: Buffer) => (output += d.toString()));
+    const code = await new Promise((resolve) => child.once('exit', resolve));
+    bad.remove();
+    expect(code).toBe(1);
+    expect(output).toContain('PORT must be an integer');
+    expect(output).not.toContain('PUBLIC_BASE_URL');
   });
 });
