@@ -7,7 +7,9 @@ import { exampleEvent } from '../support/example.js';
 import { bmp, largePng, pngBomb, samples } from '../support/images.js';
 import { assertMatchesSchema } from '../support/openapi.js';
 import { tempDir } from '../support/servers.js';
-import { getJson, postJson, startStack, type Stack } from '../support/stack.js';
+import { getJson, postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+
+afterAll(stopAllStacks);
 
 const NINE_DIGITS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;

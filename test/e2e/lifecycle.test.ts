@@ -5,11 +5,13 @@
  */
 import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
 import { freePort, tempDir } from '../support/servers.js';
-import { getJson, postJson, REPO_ROOT, startStack } from '../support/stack.js';
+import { getJson, postJson, REPO_ROOT, startStack, stopAllStacks } from '../support/stack.js';
+
+afterAll(stopAllStacks);
 
 const dir = tempDir('e2e-lifecycle');
 afterAll(() => dir.remove());
@@ -113,6 +115,9 @@ describe('lifecycle', () => {
       cwd: REPO_ROOT,
       env: { PATH: process.env.PATH ?? '', DATA_DIR: bad.path, PORT: 'abc', REGISTRY_GRPC_PORT: String(await freePort()), MEDIA_GRPC_PORT: String(await freePort()) },
       stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    onTestFinished(() => {
+      if (child.exitCode === null) child.kill('SIGKILL');
     });
     let output = '';
     child.stdout.on('data', (d: Buffer) => (output += d.toString()));

@@ -9,7 +9,9 @@ import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
 import { startS3Server, type TestS3 } from '../support/s3.js';
 import { createTestDatabase, postgresAvailable, redisAvailable, REDIS_URL, tempDir } from '../support/servers.js';
-import { postJson, startStack, type Stack } from '../support/stack.js';
+import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+
+afterAll(stopAllStacks);
 
 const up = (await postgresAvailable()) && (await redisAvailable());
 

@@ -9,6 +9,17 @@ import { freePort } from './servers.js';
 
 export const REPO_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
+/** Stacks started by this test file and not stopped yet. */
+const running = new Set<Stack>();
+
+/**
+ * Stops every stack this file started and did not stop (a failed assertion skips the test's own
+ * stop). Each e2e file calls it in afterAll, so no test leaves a stack behind.
+ */
+export async function stopAllStacks(): Promise<void> {
+  await Promise.all([...running].map((stack) => stack.stop('SIGTERM')));
+}
+
 export interface Stack {
   baseUrl: string;
   port: number;
@@ -69,7 +80,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     await new Promise((r) => setTimeout(r, 200));
   }
 
-  return {
+  const stack: Stack = {
     baseUrl,
     port,
     api: `${baseUrl}/api/${options.env?.PLATFORM_SEGMENT ?? 'platform'}/dh`,
@@ -79,9 +90,12 @@ export async function startStack(options: StackOptions): Promise<Stack> {
       const started = Date.now();
       if (child.exitCode === null && child.pid) process.kill(-child.pid, signal);
       const code = await exited;
+      running.delete(stack);
       return { code, ms: Date.now() - started };
     },
   };
+  running.add(stack);
+  return stack;
 }
 
 /** POSTs JSON and returns status, headers and parsed body. */
