@@ -8,6 +8,7 @@ import type { Logger } from 'pino';
 import { sleep } from '../locks/locker.js';
 import { blockedAncestor, loadPostgresBinaries, postgresUser, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
 import { claimOwnership, clearLeftoverPostmaster, stopProcess } from './postmaster.js';
+import { ensureDatabaseExists } from './queries/databases.js';
 
 export interface EmbeddedPostgresOptions {
   /** DATA_DIR; the cluster lives in `${dataDir}/postgres/data`. */
@@ -169,8 +170,7 @@ async function ensureDatabase(port: number, password: string, database: string):
   const client = new pg.Client({ host: '127.0.0.1', port, user: SUPERUSER, password, database: 'postgres' });
   await client.connect();
   try {
-    const { rowCount } = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [database]);
-    if (rowCount === 0) await client.query(`CREATE DATABASE ${client.escapeIdentifier(database)}`);
+    await ensureDatabaseExists(client, database);
   } finally {
     await client.end();
   }

@@ -2,20 +2,21 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile } from 'node:fs/promises';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import {
+  applyMigration,
+  appliedMigrations,
+  ensureMigrationsTable,
+  lockForMigrations,
+  unlockMigrations,
+  type MigrationFile,
+} from './queries/schema-migrations.js';
 
 /** The numbered SQL files, outside src so the same URL works from src/db and dist/db. */
 export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
 
-/** Any fixed 64-bit number works; all replicas must agree on it. */
-const ADVISORY_LOCK_KEY = '7215430911942376001';
 const FILE_NAME = /^(\d{4,})_([a-z0-9_]+)\.sql$/;
 
-export interface Migration {
-  version: number;
-  name: string;
-  sql: string;
-  checksum: string;
-}
+export type Migration = MigrationFile;
 
 /** Reads `NNNN_name.sql` files in version order; a duplicate version is a packaging error. */
 export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migration[]> {
@@ -43,14 +44,12 @@ export async function runMigrations(pool: pg.Pool, logger: Logger, dir: URL = MI
   const client = await pool.connect();
   let broken: Error | undefined;
   try {
-    // A migration may legitimately run longer than the pool's per-statement limit.
-    await client.query('SET statement_timeout = 0');
-    await client.query('SELECT pg_advisory_lock($1)', [ADVISORY_LOCK_KEY]);
+    await lockForMigrations(client);
     try {
       return await applyPending(client, migrations, logger);
     } finally {
       // The session is destroyed below anyway, which also frees the lock if this unlock fails.
-      await client.query('SELECT pg_advisory_unlock($1)', [ADVISORY_LOCK_KEY]).catch(() => undefined);
+      await unlockMigrations(client).catch(() => undefined);
     }
   } catch (err) {
     broken = err instanceof Error ? err : new Error(String(err));
@@ -64,27 +63,13 @@ export async function runMigrations(pool: pg.Pool, logger: Logger, dir: URL = MI
 /** Migrations this build has that the database has not applied (for MIGRATIONS=skip: is the job done?). */
 export async function pendingMigrations(pool: pg.Pool, dir: URL = MIGRATIONS_DIR): Promise<string[]> {
   const migrations = await loadMigrations(dir);
-  const { rows } = await pool
-    .query<{ version: number }>('SELECT version FROM schema_migrations')
-    .catch((err: unknown) => {
-      // 42P01: no schema_migrations table yet, so nothing is applied.
-      if ((err as { code?: string }).code === '42P01') return { rows: [] };
-      throw err;
-    });
-  const applied = new Set(rows.map((row) => row.version));
+  const applied = new Set((await appliedMigrations(pool)).map((row) => row.version));
   return migrations.filter((m) => !applied.has(m.version)).map((m) => m.name);
 }
 
 async function applyPending(client: pg.PoolClient, migrations: Migration[], logger: Logger): Promise<number[]> {
-  await client.query(`CREATE TABLE IF NOT EXISTS schema_migrations (
-    version    integer PRIMARY KEY,
-    name       text NOT NULL,
-    checksum   text NOT NULL,
-    applied_at timestamptz NOT NULL DEFAULT now()
-  )`);
-  const { rows } = await client.query<{ version: number; name: string; checksum: string }>(
-    'SELECT version, name, checksum FROM schema_migrations ORDER BY version',
-  );
+  await ensureMigrationsTable(client);
+  const rows = await appliedMigrations(client);
   const applied = new Map(rows.map((row) => [row.version, row]));
   for (const migration of migrations) {
     const row = applied.get(migration.version);
@@ -100,17 +85,9 @@ async function applyPending(client: pg.PoolClient, migrations: Migration[], logg
   for (const migration of migrations) {
     if (applied.has(migration.version)) continue;
     const started = Date.now();
-    await client.query('BEGIN');
     try {
-      await client.query(migration.sql);
-      await client.query('INSERT INTO schema_migrations (version, name, checksum) VALUES ($1, $2, $3)', [
-        migration.version,
-        migration.name,
-        migration.checksum,
-      ]);
-      await client.query('COMMIT');
+      await applyMigration(client, migration);
     } catch (err) {
-      await client.query('ROLLBACK').catch(() => undefined);
       throw new Error(`migration ${migration.name} failed`, { cause: err });
     }
     logger.info({ migration: migration.name, ms: Date.now() - started }, 'migration applied');
