@@ -5,13 +5,15 @@
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, readFile, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { chmod, cp, mkdir, readFile, readlink, rm, stat, writeFile } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.js';
 import { isAlive } from '../src/db/postmaster.js';
+import { loadPostgresBinaries, postgresUser } from '../src/db/postgres-binaries.js';
+import { reachableBinaries } from '../src/db/reachable-paths.js';
 import { tempDir } from '../../test/support/servers.js';
 import { expectSingleCreation, sampleEvent, silent, startRegistry } from './helpers.js';
 
@@ -121,11 +123,60 @@ describe('embedded Postgres', () => {
     await first.stop();
   });
 
-  it.skipIf(process.getuid?.() !== 0)('names DATA_DIR when it sits under a directory the postgres user cannot enter', async () => {
-    const parent = join(dir('private'), 'home');
+  /** A directory only root can enter (like /root, or a `mktemp -d` checkout). */
+  async function privateDir(label: string): Promise<string> {
+    const parent = join(dir(label), 'home');
     await mkdir(parent);
     await chmod(parent, 0o700);
-    const dataDir = join(parent, 'data');
-    await expect(startEmbeddedPostgres({ dataDir, logger: silent })).rejects.toThrow(new RegExp(`DATA_DIR ${dataDir} is inside ${parent}`));
+    return parent;
+  }
+
+  it.skipIf(process.getuid?.() !== 0)('keeps the cluster where the postgres user can reach it when DATA_DIR is under a 0700 directory, and finds it again after a restart', async () => {
+    const dataDir = join(await privateDir('private-data'), 'data');
+    const first = await startEmbeddedPostgres({ dataDir, logger: silent });
+    running.push(first);
+    const link = join(dataDir, 'postgres', 'data');
+    const cluster = await readlink(link);
+    try {
+      expect(cluster.startsWith(dataDir)).toBe(false);
+      const client = new pg.Client({ connectionString: first.url });
+      await client.connect();
+      await client.query('CREATE TABLE kept (v text)');
+      await client.query("INSERT INTO kept VALUES ('still here')");
+      await client.end();
+      await first.stop();
+
+      const second = await startEmbeddedPostgres({ dataDir, logger: silent });
+      running.push(second);
+      expect(await readlink(link)).toBe(cluster);
+      const again = new pg.Client({ connectionString: second.url });
+      await again.connect();
+      expect((await again.query('SELECT v FROM kept')).rows).toEqual([{ v: 'still here' }]);
+      await again.end();
+      await second.stop();
+    } finally {
+      await rm(dirname(cluster), { recursive: true, force: true });
+    }
+  });
+
+  it.skipIf(process.getuid?.() !== 0)('runs binaries the postgres user cannot reach from a root-owned copy it can', async () => {
+    // The platform package, as installed in a checkout under a 0700 directory.
+    const installed = await loadPostgresBinaries();
+    const pkg = join(await privateDir('private-bin'), 'pkg');
+    await cp(resolve(dirname(installed.postgres), '..', '..'), pkg, { recursive: true, verbatimSymlinks: true });
+    const blocked = { postgres: join(pkg, 'native', 'bin', 'postgres'), initdb: join(pkg, 'native', 'bin', 'initdb') };
+
+    const staged = await reachableBinaries(blocked, (await postgresUser())!, silent);
+    expect(staged.postgres.startsWith(pkg)).toBe(false);
+    expect((await stat(dirname(staged.postgres))).uid).toBe(0);
+
+    const dataDir = dir('staged-binaries');
+    const instance = await startEmbeddedPostgres({ dataDir, logger: silent, binaries: blocked });
+    running.push(instance);
+    const client = new pg.Client({ connectionString: instance.url });
+    await client.connect();
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await client.end();
+    await instance.stop();
   });
 });

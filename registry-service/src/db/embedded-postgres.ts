@@ -6,13 +6,16 @@ import { join, resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
 import { sleep } from '../locks/locker.js';
-import { blockedAncestor, loadPostgresBinaries, postgresUser, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
+import { loadPostgresBinaries, postgresUser, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
+import { clusterLocation, reachableBinaries } from './reachable-paths.js';
 import { claimOwnership, clearLeftoverPostmaster, stopProcess } from './postmaster.js';
 import { ensureDatabaseExists } from './queries/databases.js';
 
 export interface EmbeddedPostgresOptions {
-  /** DATA_DIR; the cluster lives in `${dataDir}/postgres/data`. */
+  /** DATA_DIR; the cluster lives in `${dataDir}/postgres/data` (a link when the postgres user cannot reach DATA_DIR). */
   dataDir: string;
+  /** The Postgres programs; by default those of the installed platform package. */
+  binaries?: PostgresBinaries;
   logger: Logger;
   database?: string;
 }
@@ -36,18 +39,18 @@ const SUPERUSER = 'postgres';
 export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): Promise<EmbeddedPostgres> {
   const { logger } = options;
   const root = resolve(options.dataDir, 'postgres');
-  const dataDir = join(root, 'data');
   const database = options.database ?? 'dynamic_events';
   const started = Date.now();
 
-  const binaries = await loadPostgresBinaries();
   const runAs = await postgresUser();
+  const found = options.binaries ?? (await loadPostgresBinaries());
+  const binaries = runAs ? await reachableBinaries(found, runAs, logger) : found;
   await mkdir(root, { recursive: true, mode: 0o755 });
-  if (runAs) await checkReachable(root, binaries, runAs, options.dataDir);
   const releaseOwnership = await claimOwnership(join(root, 'owner.json'), options.dataDir);
   try {
+    const { dataDir, workDir } = await clusterLocation(root, runAs, logger);
     await clearLeftoverPostmaster(dataDir, logger);
-    const password = await ensureCluster(root, dataDir, binaries, runAs, logger);
+    const password = await ensureCluster(root, workDir, dataDir, binaries, runAs, logger);
     const { child, port } = await launch(dataDir, root, binaries, runAs, password, logger);
     const stop = async (): Promise<void> => {
       if (child.exitCode === null && child.signalCode === null && child.pid) await stopProcess(child.pid, ['SIGINT', 'SIGQUIT', 'SIGKILL'], 10_000);
@@ -69,27 +72,24 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   }
 }
 
-async function checkReachable(root: string, binaries: PostgresBinaries, runAs: RunAs, dataDirSetting: string): Promise<void> {
-  const blocked = await blockedAncestor(root, runAs);
-  if (blocked) {
-    throw new Error(
-      `DATA_DIR ${dataDirSetting} is inside ${blocked}, which the postgres user cannot enter (e.g. mode 0700); embedded Postgres runs as that user when started as root: choose a DATA_DIR outside it`,
-    );
-  }
-  const blockedBin = await blockedAncestor(binaries.postgres, runAs);
-  if (blockedBin) throw new Error(`the embedded Postgres binaries are inside ${blockedBin}, which the postgres user cannot enter`);
-}
-
 /** initdb into a scratch directory renamed into place on success, so a crash mid-init never leaves a half cluster. */
-async function ensureCluster(root: string, dataDir: string, binaries: PostgresBinaries, runAs: RunAs | undefined, logger: Logger): Promise<string> {
+async function ensureCluster(
+  root: string,
+  workDir: string,
+  dataDir: string,
+  binaries: PostgresBinaries,
+  runAs: RunAs | undefined,
+  logger: Logger,
+): Promise<string> {
   const passwordFile = join(root, 'password');
   if (await exists(join(dataDir, 'PG_VERSION'))) {
     const password = (await readFile(passwordFile, 'utf8').catch(() => '')).trim();
     if (!password) throw new Error(`embedded Postgres data exists but ${passwordFile} is missing: restore it or remove ${dataDir}`);
     return password;
   }
-  const scratch = join(root, 'data.initdb');
-  const pwfile = join(root, 'initdb.pw');
+  // Both are opened by initdb itself, so they sit beside the cluster where the postgres user can reach them.
+  const scratch = join(workDir, 'data.initdb');
+  const pwfile = join(workDir, 'initdb.pw');
   await rm(scratch, { recursive: true, force: true });
   await mkdir(scratch, { mode: 0o700 });
   const password = randomBytes(24).toString('base64url');
