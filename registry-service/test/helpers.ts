@@ -1,5 +1,7 @@
 /** Shared set-up for the registry tests: a real gRPC server on 127.0.0.1:0 with the generated client. */
 import { callUnary, createGrpcClient, registry } from '@dynamic-events/proto';
+import { afterAll, beforeAll } from 'vitest';
+import { createTestDatabase } from '../../test/support/servers.js';
 import pg from 'pg';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -145,4 +147,22 @@ export async function expectSingleCreation(replicas: RegistryApi[], pool: pg.Poo
   };
   const expected = { devices: 1, objects: 1, eventTypes: 1, events: count };
   if (JSON.stringify(rows) !== JSON.stringify(expected)) throw new Error(`rows ${JSON.stringify(rows)}, expected ${JSON.stringify(expected)}`);
+}
+
+/**
+ * For the enclosing describe: a fresh database and a registry on it, started in beforeAll and
+ * closed (database dropped) in afterAll. `ready` receives the registry and the database URL.
+ */
+export function useFreshRegistry(ready: (started: TestRegistry, databaseUrl: string) => void): void {
+  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let started: TestRegistry | undefined;
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    started = await startRegistry({ databaseUrl: db.url });
+    ready(started, db.url);
+  });
+  afterAll(async () => {
+    await started?.close();
+    await db?.drop();
+  });
 }

@@ -4,10 +4,10 @@
  * foreign keys, and concurrent overlapping batches (no lock at all) neither deadlock nor duplicate.
  */
 import { registry } from '@dynamic-events/proto';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { unheldLease, type Locker } from '../src/locks/locker.js';
-import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { countRows, sampleEvent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { postgresAvailable } from '../../test/support/servers.js';
+import { countRows, sampleEvent, startRegistry, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
 
@@ -15,16 +15,11 @@ const up = await postgresAvailable();
 const noLocks = (): Locker => ({ acquire: () => Promise.resolve(unheldLease('contended')), close: () => Promise.resolve() });
 
 describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let t: TestRegistry;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await startRegistry({ databaseUrl: db.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
+  let databaseUrl: string;
+  useFreshRegistry((started, url) => {
+    t = started;
+    databaseUrl = url;
   });
 
   it('sends one statement per call, a single event or a batch, and no BEGIN/COMMIT', async () => {
@@ -89,7 +84,7 @@ describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
     for (const table of ['devices', 'objects', 'event_types']) {
       await t.pool.query(`CREATE TRIGGER slow_insert BEFORE INSERT ON ${table} FOR EACH ROW EXECUTE FUNCTION slow_insert('${tag}')`);
     }
-    const replicas = [await startRegistry({ databaseUrl: db.url, locker: noLocks(), migrate: false }), await startRegistry({ databaseUrl: db.url, locker: noLocks(), migrate: false })];
+    const replicas = [await startRegistry({ databaseUrl, locker: noLocks(), migrate: false }), await startRegistry({ databaseUrl, locker: noLocks(), migrate: false })];
     try {
       const base = Array.from({ length: 6 }, (_, i) =>
         sampleEvent({ source: { deviceName: `${tag}-dev-${i}`, objectDomain: `${tag}.dom`, objectId: `obj-${i}` }, eventType: { eventType: `type-${i}` } }),

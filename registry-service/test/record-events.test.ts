@@ -4,24 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import { AppError, formatTimestamp, registry } from '@dynamic-events/proto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { countRows, sampleEvent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { postgresAvailable } from '../../test/support/servers.js';
+import { countRows, sampleEvent, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
 
 describe.skipIf(!up)('RecordEvent and RecordEvents', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let t: TestRegistry;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await startRegistry({ databaseUrl: db.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  useFreshRegistry((started) => (t = started));
 
   it('records a first sighting and returns the event as the spec shapes it', async () => {
     const device = unique('cam');

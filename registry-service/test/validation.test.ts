@@ -4,11 +4,11 @@
  */
 import { AppError, LIMITS, registry } from '@dynamic-events/proto';
 import fc from 'fast-check';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { validateEvent, withinLength } from '../src/domain/validate-event.js';
 import type { EventDraft } from '../src/domain/types.js';
-import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { countRows, sampleEvent, startRegistry, type TestRegistry } from './helpers.js';
+import { postgresAvailable } from '../../test/support/servers.js';
+import { countRows, sampleEvent, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 function draftOf(event: registry.NewEvent): EventDraft {
   return {
@@ -112,17 +112,8 @@ describe('validateEvent', () => {
 const up = await postgresAvailable();
 
 describe.skipIf(!up)('INVALID_ARGUMENT over gRPC', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
   let t: TestRegistry;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    t = await startRegistry({ databaseUrl: db.url });
-  });
-  afterAll(async () => {
-    await t?.close();
-    await db?.drop();
-  });
+  useFreshRegistry((started) => (t = started));
 
   it.each(INVALID)('%s → INVALID_ARGUMENT naming %s (%s), nothing stored', async (_name, event, field, rule) => {
     const err = await t.api.recordEvent(event).catch((e: unknown) => e);
