@@ -58,27 +58,23 @@ function start(name, dir) {
   return child;
 }
 
+/** Polls `check` until it passes; throws after `timeoutMs` unless a stop began meanwhile. */
+async function waitUntil(what, check, timeoutMs) {
+  const deadline = Date.now() + timeoutMs;
+  while (!stopping && Date.now() < deadline) {
+    if (await check()) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (!stopping) throw new Error(`${what} within ${timeoutMs} ms`);
+}
+
 async function waitServing(name, address, service, timeoutMs) {
   const health = createHealthChecker(address);
-  const deadline = Date.now() + timeoutMs;
   try {
-    while (!stopping && Date.now() < deadline) {
-      if (await health.isServing(service, 1000)) return;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
+    await waitUntil(`${name} did not become ready`, () => health.isServing(service, 1000), timeoutMs);
   } finally {
     health.close();
   }
-  if (!stopping) throw new Error(`${name} did not become ready within ${timeoutMs} ms`);
-}
-
-async function waitHttp(url, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (!stopping && Date.now() < deadline) {
-    if (await fetch(url).then((res) => res.ok, () => false)) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (!stopping) throw new Error(`gateway did not answer ${url} within ${timeoutMs} ms`);
 }
 
 async function terminate(names) {
@@ -135,7 +131,7 @@ if (!stopping) {
   const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
   const probe = `http://${host.includes(':') ? `[${host}]` : host}:${gatewayPort}/healthz`;
   try {
-    await waitHttp(probe, 30_000);
+    await waitUntil(`gateway did not answer ${probe}`, () => fetch(probe).then((res) => res.ok, () => false), 30_000);
     log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
   } catch (err) {
     log.error({ err }, 'start-up failed');

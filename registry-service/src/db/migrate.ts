@@ -16,11 +16,9 @@ export const MIGRATIONS_DIR = new URL('../../migrations/', import.meta.url);
 
 const FILE_NAME = /^(\d{4,})_([a-z0-9_]+)\.sql$/;
 
-export type Migration = MigrationFile;
-
 /** Reads `NNNN_name.sql` files in version order; a duplicate version is a packaging error. */
-export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migration[]> {
-  const migrations: Migration[] = [];
+export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<MigrationFile[]> {
+  const migrations: MigrationFile[] = [];
   for (const file of await readdir(dir)) {
     const match = FILE_NAME.exec(file);
     if (!match) continue;
@@ -67,7 +65,7 @@ export async function pendingMigrations(pool: pg.Pool, dir: URL = MIGRATIONS_DIR
   return migrations.filter((m) => !applied.has(m.version)).map((m) => m.name);
 }
 
-async function applyPending(client: pg.PoolClient, migrations: Migration[], logger: Logger): Promise<number[]> {
+async function applyPending(client: pg.PoolClient, migrations: MigrationFile[], logger: Logger): Promise<number[]> {
   await ensureMigrationsTable(client);
   const rows = await appliedMigrations(client);
   const applied = new Map(rows.map((row) => [row.version, row]));
