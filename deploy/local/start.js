@@ -24,6 +24,13 @@ const mediaPort = env.MEDIA_GRPC_PORT ?? '50052';
 // PUBLIC_BASE_URL the user never set, and the gateway names PORT itself.
 const gatewayPort = /^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : '8080';
 const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`;
+// Three processes on one host need three metrics ports; in Kubernetes each pod just sets METRICS_PORT.
+const metricsHost = env.METRICS_HOST ?? '127.0.0.1';
+const metricsPorts = {
+  gateway: env.GATEWAY_METRICS_PORT ?? '9464',
+  registry: env.REGISTRY_METRICS_PORT ?? '9465',
+  media: env.MEDIA_METRICS_PORT ?? '9466',
+};
 const childEnv = {
   ...env,
   // Media builds image URLs and does not know the gateway's port: give both the same origin.
@@ -36,6 +43,7 @@ const childEnv = {
   MEDIA_ADDR: env.MEDIA_ADDR ?? `127.0.0.1:${mediaPort}`,
   // Gateway drain then backend drain must fit in the 10 s a container runtime usually grants.
   SHUTDOWN_TIMEOUT_MS: env.SHUTDOWN_TIMEOUT_MS ?? '4000',
+  METRICS_HOST: metricsHost,
 };
 
 const children = new Map();
@@ -43,7 +51,7 @@ let stopping = false;
 
 function start(name, dir) {
   const child = spawn(process.execPath, [join(root, dir, 'dist', 'main.js')], {
-    env: childEnv,
+    env: { ...childEnv, METRICS_PORT: metricsPorts[name] },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,
   });
@@ -132,7 +140,9 @@ if (!stopping) {
   const probe = `http://${host.includes(':') ? `[${host}]` : host}:${gatewayPort}/healthz`;
   try {
     await waitUntil(`gateway did not answer ${probe}`, () => fetch(probe).then((res) => res.ok, () => false), 30_000);
-    log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events` }, 'all services started');
+    const metricsOrigin = `http://${metricsHost === '0.0.0.0' ? '127.0.0.1' : metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}`;
+    const metrics = Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `${metricsOrigin}:${port}/metrics`]));
+    log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events`, metrics }, 'all services started');
   } catch (err) {
     log.error({ err }, 'start-up failed');
     await stop('start-up failed', 1);

@@ -47,7 +47,6 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   healthRoutes(router, {
     registry: deps.registry,
     media: deps.media,
-    metrics: deps.metrics,
     draining,
     probeDeadlineMs: deps.probeDeadlineMs ?? 2000,
   });

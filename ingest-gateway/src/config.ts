@@ -17,6 +17,13 @@ export interface GatewayConfig {
   maxImageBytes: number;
   grpcDeadlineMs: number;
   shutdownTimeoutMs: number;
+  /** After SIGTERM: how long /readyz answers 503 while requests are still served (endpoints update meanwhile). */
+  drainDelayMs: number;
+  /** Idle keep-alive sockets live this long; must exceed the ingress/load balancer's idle timeout. */
+  keepAliveTimeoutMs: number;
+  /** Prometheus /metrics listens here, never on the public port. */
+  metricsPort: number;
+  metricsHost: string;
 }
 
 const MIB = 1024 * 1024;
@@ -42,6 +49,10 @@ const ENV_SCHEMA = {
     MAX_IMAGE_BYTES: positive(256 * MIB),
     GRPC_DEADLINE_MS: positive(600_000),
     SHUTDOWN_TIMEOUT_MS: positive(600_000),
+    DRAIN_DELAY_MS: { type: 'integer', minimum: 0, maximum: 600_000 },
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: positive(600_000),
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535 },
+    METRICS_HOST: { type: 'string', pattern: '^\\S+$' },
   },
 } as const;
 
@@ -78,6 +89,11 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     maxImageBytes: get('MAX_IMAGE_BYTES', 10 * MIB),
     grpcDeadlineMs: get('GRPC_DEADLINE_MS', 10_000),
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS', 8000),
+    drainDelayMs: get('DRAIN_DELAY_MS', 0),
+    // Above the 60 s idle timeout of the common load balancers (AWS ALB, GCP, ingress-nginx upstreams).
+    keepAliveTimeoutMs: get('HTTP_KEEP_ALIVE_TIMEOUT_MS', 65_000),
+    metricsPort: get('METRICS_PORT', 9464),
+    metricsHost: get('METRICS_HOST', '0.0.0.0'),
   });
 }
 
@@ -101,6 +117,7 @@ function describe(error: ErrorObject): string {
 
 const HINTS: Record<string, string> = {
   HOST: 'must be a host name or address without spaces',
+  METRICS_HOST: 'must be a host name or address without spaces',
   PLATFORM_SEGMENT: 'must be one URL path segment (letters, digits, "-", "_", ".", "~")',
   PUBLIC_BASE_URL: 'must be an http(s) URL without query or fragment, e.g. http://localhost:8080',
   DYNAMIC_EVENTS_TOKEN: 'must contain only visible ASCII characters (no spaces)',

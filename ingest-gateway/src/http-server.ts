@@ -14,6 +14,15 @@ export function listen(server: Server, port: number, host: string): Promise<numb
 }
 
 /**
+ * Idle keep-alive sockets live `timeoutMs`. It must exceed the idle timeout of whatever proxies to us
+ * (ingress, cloud load balancer): otherwise we close a socket the proxy is reusing at that instant
+ * and it answers its client 502.
+ */
+export function configureKeepAlive(server: Server, timeoutMs: number): void {
+  server.keepAliveTimeout = timeoutMs;
+}
+
+/**
  * Stops accepting, lets in-flight requests finish and closes keep-alive sockets as soon as they
  * are idle; after `timeoutMs` the remaining connections are cut so shutdown always ends.
  */

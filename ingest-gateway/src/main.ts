@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
-import { createLogger, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createClientMetricsInterceptor, createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { createRegistryClient } from './clients/registry.js';
 import { loadConfig } from './config.js';
-import { closeGracefully, listen } from './http-server.js';
+import { closeGracefully, configureKeepAlive, listen } from './http-server.js';
 import { createMetrics } from './metrics.js';
 
 /** gRPC envelope headroom on top of the largest image (must match the media server). */
@@ -18,20 +18,28 @@ runMain(bootLogger, async () => {
   const config = loadConfig(process.env);
   const logger = createLogger('ingest-gateway', config.logLevel);
 
-  const registry = createRegistryClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs });
+  const metricsServer = createMetricsServer(logger);
+  const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
+  // One interceptor (one set of grpc_client_* metrics) shared by every channel.
+  const interceptors = [createClientMetricsInterceptor(metricsServer.registry)];
+  const registry = createRegistryClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, interceptors });
   const media = createMediaClient(config.mediaAddr, {
     deadlineMs: config.grpcDeadlineMs,
     streamDeadlineMs: MEDIA_STREAM_DEADLINE_MS,
     maxMessageBytes: config.maxImageBytes + GRPC_ENVELOPE_BYTES,
+    interceptors,
   });
   const draining = new AbortController();
-  const app = createApp({ config, logger, registry, media, metrics: createMetrics(), draining: draining.signal });
+  const metrics = createMetrics(metricsServer.registry);
+  const app = createApp({ config, logger, registry, media, metrics, draining: draining.signal });
 
   const server = createServer(app.callback());
+  configureKeepAlive(server, config.keepAliveTimeoutMs);
   const port = await listen(server, config.port, config.host);
   logger.info(
     {
       url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+      metricsPort,
       publicBaseUrl: config.publicBaseUrl,
       api: `${config.publicBaseUrl}/api/${config.platformSegment}/dh/dynamic-events`,
       registry: config.registryAddr,
@@ -42,10 +50,16 @@ runMain(bootLogger, async () => {
   );
 
   onShutdownSignal(logger, async () => {
-    // Readiness goes false first, so a load balancer stops sending before we stop accepting.
+    // Readiness goes false first and requests are still served for DRAIN_DELAY_MS, so endpoints and
+    // the ingress stop sending here before the listener closes (they learn of it only after a probe).
     draining.abort();
+    if (config.drainDelayMs > 0) {
+      logger.info({ drainDelayMs: config.drainDelayMs }, '/readyz answers 503: still serving while traffic moves away');
+      await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
+    }
     await closeGracefully(server, config.shutdownTimeoutMs, logger);
     registry.close();
     media.close();
+    await metricsServer.close();
   });
 });

@@ -1,6 +1,6 @@
-import { collectDefaultMetrics, Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Histogram, Registry } from 'prom-client';
 
-/** The gateway's Prometheus metrics, in their own registry (one per app, so tests never collide). */
+/** The gateway's HTTP and domain metrics, in one registry per app (so tests never collide). */
 export interface Metrics {
   readonly registry: Registry;
   /** Labels: method, route (the route pattern, never the raw path), status_class ("2xx"...). */
@@ -12,10 +12,8 @@ export interface Metrics {
   readonly validationFailures: Counter<'rule'>;
 }
 
-/** Creates the registry with default process metrics plus the HTTP ones. */
-export function createMetrics(): Metrics {
-  const registry = new Registry();
-  collectDefaultMetrics({ register: registry });
+/** Registers the HTTP metrics on `registry` (the metrics server's, which adds the process metrics). */
+export function createMetrics(registry = new Registry()): Metrics {
   return {
     registry,
     httpRequests: new Counter({

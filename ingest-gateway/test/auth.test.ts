@@ -37,7 +37,7 @@ describe('with DYNAMIC_EVENTS_TOKEN set', () => {
     expect((await gw.post(validBody(), { Authorization: `bearer ${TOKEN}` })).status).toBe(200);
   });
 
-  it('protects the read endpoints but not health, metrics or media', async () => {
+  it('protects the read endpoints but not health or media, and keeps metrics off the public port', async () => {
     for (const path of [`${API}/dynamic-events/${crypto.randomUUID()}`, `${API}/devices/camera-01`, `${API}/objects/a.b`, `${API}/event-types/a/b`]) {
       const denied = await fetch(`${gw.url}${path}`);
       expect(denied.status, path).toBe(401);
@@ -46,12 +46,13 @@ describe('with DYNAMIC_EVENTS_TOKEN set', () => {
       expect(allowed.status, path).not.toBe(401);
     }
     expect((await fetch(`${gw.url}/healthz`)).status).toBe(200);
-    expect((await fetch(`${gw.url}/metrics`)).status).toBe(200);
+    expect((await fetch(gw.metricsUrl)).status).toBe(200);
+    expect((await fetch(`${gw.url}/metrics`)).status).toBe(404);
     expect((await fetch(`${gw.url}${API}/media/${'ab'.repeat(32)}.png`)).status).toBe(404);
   });
 
   it('counts auth failures by reason', async () => {
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const text = await (await fetch(gw.metricsUrl)).text();
     expect(text).toMatch(/http_auth_failures_total\{reason="missing"\} [1-9]/);
     expect(text).toMatch(/http_auth_failures_total\{reason="invalid"\} [1-9]/);
   });

@@ -16,6 +16,10 @@ describe('loadConfig', () => {
       maxImageBytes: 10_485_760,
       grpcDeadlineMs: 10_000,
       shutdownTimeoutMs: 8000,
+      drainDelayMs: 0,
+      keepAliveTimeoutMs: 65_000,
+      metricsPort: 9464,
+      metricsHost: '0.0.0.0',
     });
   });
 
@@ -33,6 +37,10 @@ describe('loadConfig', () => {
       MAX_IMAGE_BYTES: '500',
       GRPC_DEADLINE_MS: '250',
       SHUTDOWN_TIMEOUT_MS: '3000',
+      DRAIN_DELAY_MS: '5000',
+      HTTP_KEEP_ALIVE_TIMEOUT_MS: '120000',
+      METRICS_PORT: '9100',
+      METRICS_HOST: '127.0.0.1',
     });
     expect(config).toMatchObject({
       logLevel: 'debug',
@@ -47,6 +55,10 @@ describe('loadConfig', () => {
       maxImageBytes: 500,
       grpcDeadlineMs: 250,
       shutdownTimeoutMs: 3000,
+      drainDelayMs: 5000,
+      keepAliveTimeoutMs: 120_000,
+      metricsPort: 9100,
+      metricsHost: '127.0.0.1',
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -74,6 +86,8 @@ describe('loadConfig', () => {
         REGISTRY_ADDR: 'no-port',
         MEDIA_ADDR: 'host:',
         REGISTRY_GRPC_PORT: '70000',
+        HTTP_KEEP_ALIVE_TIMEOUT_MS: '0',
+        METRICS_PORT: '65536',
       });
     expect(attempt).toThrow(/^invalid configuration: /);
     const message = (() => {
@@ -84,7 +98,7 @@ describe('loadConfig', () => {
         return (err as Error).message;
       }
     })();
-    for (const name of ['PORT', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'LOG_LEVEL', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'REGISTRY_GRPC_PORT']) {
+    for (const name of ['PORT', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'LOG_LEVEL', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'REGISTRY_GRPC_PORT', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'METRICS_PORT']) {
       expect(message).toContain(`${name} `);
     }
     expect(message).not.toContain('has a space');

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
-import { AppError } from '@dynamic-events/proto';
+import { AppError, createMetricsServer } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
@@ -200,6 +200,8 @@ export interface TestGateway {
   registry: FakeRegistry;
   media: FakeMedia;
   metrics: Metrics;
+  /** The metrics server's /metrics (its own port, as in production). */
+  metricsUrl: string;
   draining: AbortController;
   logs: Array<Record<string, unknown>>;
   server: Server;
@@ -218,10 +220,12 @@ export interface GatewayOptions {
 export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
   const registry = fakeRegistry();
   const media = fakeMedia();
-  const metrics = createMetrics();
   const draining = new AbortController();
   const logs: Array<Record<string, unknown>> = [];
   const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const metricsServer = createMetricsServer(logger);
+  const metricsPort = await metricsServer.listen(0, '127.0.0.1');
+  const metrics = createMetrics(metricsServer.registry);
   const deps: AppDeps = {
     config: {
       platformSegment: SEGMENT,
@@ -244,14 +248,17 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     registry,
     media,
     metrics,
+    metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     draining,
     logs,
     server,
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: async () => {
+      await new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+      await metricsServer.close();
+    },
     async post(body, headers = {}) {
       const response = await fetch(`${url}${API}/dynamic-events`, {
         method: 'POST',

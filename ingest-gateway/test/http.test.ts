@@ -205,7 +205,7 @@ describe('routing', () => {
   it('labels metrics with route patterns, never raw paths', async () => {
     await fetch(`${gw.url}${API}/devices/device-with-a-secret-name`);
     await fetch(`${gw.url}/no/such/path/12345`);
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const text = await (await fetch(gw.metricsUrl)).text();
     expect(text).toContain(`http_requests_total{method="GET",route="${API}/devices/:deviceName",status_class="4xx"}`);
     expect(text).toContain('route="unmatched"');
     expect(text).toContain('http_request_duration_seconds_bucket');

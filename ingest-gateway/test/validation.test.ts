@@ -88,7 +88,7 @@ describe('POST dynamic-events: every validation rule', () => {
 
   it('counts validation failures by rule in /metrics', async () => {
     await gw.post(mutate((b) => (b.source.device_name = '')));
-    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const text = await (await fetch(gw.metricsUrl)).text();
     expect(text).toMatch(/http_validation_failures_total\{rule="not-empty"\} [1-9]/);
     expect(text).toMatch(/http_validation_failures_total\{rule="required"\} [1-9]/);
   });

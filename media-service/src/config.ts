@@ -12,6 +12,11 @@ export interface MediaConfig {
   grpcHost: string;
   grpcPort: number;
   shutdownTimeoutMs: number;
+  /** After SIGTERM: NOT_SERVING but still answering this long, so callers and endpoints move away first. */
+  drainDelayMs: number;
+  metricsHost: string;
+  /** Prometheus /metrics listens here. */
+  metricsPort: number;
   dataDir: string;
   storage: StorageConfig;
   maxImageBytes: number;
@@ -32,6 +37,9 @@ const schema = {
     GRPC_HOST: { type: 'string', pattern: '^\\S+$', default: '0.0.0.0' },
     MEDIA_GRPC_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 50052 },
     SHUTDOWN_TIMEOUT_MS: { type: 'integer', minimum: 0, maximum: 600_000, default: 8000 },
+    DRAIN_DELAY_MS: { type: 'integer', minimum: 0, maximum: 600_000, default: 0 },
+    METRICS_HOST: { type: 'string', pattern: '^\\S+$', default: '0.0.0.0' },
+    METRICS_PORT: { type: 'integer', minimum: 0, maximum: 65535, default: 9466 },
     DATA_DIR: { type: 'string', minLength: 1, default: './.data' },
     S3_ENDPOINT: { type: 'string', pattern: '^https?://[^/?#]+/?$' },
     S3_ACCESS_KEY: { type: 'string', minLength: 1 },
@@ -53,6 +61,9 @@ interface Env {
   GRPC_HOST: string;
   MEDIA_GRPC_PORT: number;
   SHUTDOWN_TIMEOUT_MS: number;
+  DRAIN_DELAY_MS: number;
+  METRICS_HOST: string;
+  METRICS_PORT: number;
   DATA_DIR: string;
   S3_ENDPOINT?: string;
   S3_ACCESS_KEY?: string;
@@ -70,6 +81,7 @@ const validate = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true
 /** Readable reasons for the variables whose pattern alone would say little. */
 const HINTS: Record<string, string> = {
   GRPC_HOST: 'must be a host name or address without spaces',
+  METRICS_HOST: 'must be a host name or address without spaces',
   S3_ENDPOINT: 'must be the http(s) URL of the S3 server without a path, e.g. http://minio:9000',
   S3_BUCKET: 'must be a valid S3 bucket name (3-63 lowercase letters, digits, dots and hyphens)',
   S3_REGION: 'must be a region name such as us-east-1',
@@ -121,6 +133,9 @@ export function loadConfig(environment: Record<string, string | undefined>): Med
     grpcHost: env.GRPC_HOST,
     grpcPort: env.MEDIA_GRPC_PORT,
     shutdownTimeoutMs: env.SHUTDOWN_TIMEOUT_MS,
+    drainDelayMs: env.DRAIN_DELAY_MS,
+    metricsHost: env.METRICS_HOST,
+    metricsPort: env.METRICS_PORT,
     dataDir: env.DATA_DIR,
     storage: storageOf(env),
     maxImageBytes: env.MAX_IMAGE_BYTES,

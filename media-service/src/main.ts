@@ -1,6 +1,5 @@
 /** Entry point: the only file that reads the environment or touches the process. */
-import { createLogger, onShutdownSignal, runMain } from '@dynamic-events/proto';
-import { Registry } from 'prom-client';
+import { createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { loadConfig } from './config.js';
 import { createServer } from './server.js';
 import { createFilesystemStorage } from './storage/filesystem.js';
@@ -13,12 +12,18 @@ runMain(createLogger(SERVICE), async () => {
   const config = loadConfig(process.env);
   const logger = createLogger(SERVICE, config.logLevel);
   const storage = config.storage.kind === 's3' ? createS3Storage(config.storage) : createFilesystemStorage(config.storage);
-  const server = createServer({ logger, storage, registry: new Registry(), config });
+  const metricsServer = createMetricsServer(logger);
+  const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
+  const server = createServer({ logger, storage, registry: metricsServer.registry, config });
   const host = config.grpcHost.includes(':') && !config.grpcHost.startsWith('[') ? `[${config.grpcHost}]` : config.grpcHost;
   const port = await server.listen(`${host}:${config.grpcPort}`);
   logger.info(
-    { host: config.grpcHost, port, storage: storage.description, maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels },
+    { host: config.grpcHost, port, metricsPort, storage: storage.description, maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels },
     `${SERVICE} listening on ${host}:${port}`,
   );
-  onShutdownSignal(logger, () => server.shutdown(config.shutdownTimeoutMs));
+  onShutdownSignal(logger, async () => {
+    await server.shutdown(config.shutdownTimeoutMs, config.drainDelayMs);
+    // Last, so a scrape during the drain still answers.
+    await metricsServer.close();
+  });
 });

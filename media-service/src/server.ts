@@ -14,7 +14,7 @@ export const MEDIA_SERVICE_NAME = 'dynamic_events.media.v1.MediaService';
 export interface MediaServerDeps {
   logger: Logger;
   storage: ImageStorage;
-  /** Metrics are registered here; the HTTP exposition comes with the operations issue. */
+  /** Media and grpc_server_* metrics are registered here (the registry the metrics server exposes). */
   registry: Registry;
   config: Pick<MediaConfig, 'maxImageBytes' | 'maxImagePixels' | 'publicBaseUrl' | 'platformSegment' | 'grpcMaxMessageBytes'>;
   /** How often storage is checked while running (default 10 s). */
@@ -29,15 +29,15 @@ export interface MediaServer {
   listen(address: string): Promise<number>;
   /** Checks storage now and flips health to match; resolves whether storage is usable. */
   checkStorage(): Promise<boolean>;
-  /** NOT_SERVING, in-flight calls finish (up to `timeoutMs`), then storage is released. */
-  shutdown(timeoutMs: number): Promise<void>;
+  /** NOT_SERVING, still answering for `drainDelayMs`, in-flight calls finish (up to `timeoutMs`), then storage is released. */
+  shutdown(timeoutMs: number, drainDelayMs?: number): Promise<void>;
 }
 
 /** Wires rpc → domain → storage into a gRPC server with health, reflection and metrics. */
 export function createServer(deps: MediaServerDeps): MediaServer {
   const { logger, storage, config } = deps;
   const metrics = createMediaMetrics(deps.registry);
-  const grpc = createGrpcServer({ logger, maxMessageBytes: config.grpcMaxMessageBytes });
+  const grpc = createGrpcServer({ logger, maxMessageBytes: config.grpcMaxMessageBytes, metricsRegistry: deps.registry });
   const rpc = createMediaRpc({
     storeImage: createStoreImage({
       storage,
@@ -91,10 +91,10 @@ export function createServer(deps: MediaServerDeps): MediaServer {
       timer.unref();
       return port;
     },
-    async shutdown(timeoutMs) {
+    async shutdown(timeoutMs, drainDelayMs) {
       stopping = true;
       clearInterval(timer);
-      await grpc.shutdown(timeoutMs);
+      await grpc.shutdown(timeoutMs, drainDelayMs);
       await storage.close();
     },
   };

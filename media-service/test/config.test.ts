@@ -11,6 +11,9 @@ describe('loadConfig', () => {
       grpcHost: '0.0.0.0',
       grpcPort: 50052,
       shutdownTimeoutMs: 8000,
+      drainDelayMs: 0,
+      metricsHost: '0.0.0.0',
+      metricsPort: 9466,
       dataDir: './.data',
       storage: { kind: 'filesystem', dir: '.data/media' },
       maxImageBytes: 10 * MIB,
@@ -35,10 +38,16 @@ describe('loadConfig', () => {
       PUBLIC_BASE_URL: 'https://events.example.com/',
       PLATFORM_SEGMENT: 'acme',
       S3_ENDPOINT: '',
+      DRAIN_DELAY_MS: '5000',
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: '9100',
       UNRELATED: 'ignored',
     });
     expect(config).toMatchObject({
       logLevel: 'debug',
+      drainDelayMs: 5000,
+      metricsHost: '127.0.0.1',
+      metricsPort: 9100,
       grpcHost: '127.0.0.1',
       grpcPort: 6000,
       shutdownTimeoutMs: 2500,
@@ -77,11 +86,13 @@ describe('loadConfig', () => {
         S3_SECRET_KEY: 'hunter2-secret',
         S3_BUCKET: 'Bad_Bucket',
         S3_REGION: 'EU WEST',
+        METRICS_HOST: 'a b',
+        DRAIN_DELAY_MS: '-5',
       });
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['LOG_LEVEL', 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'SHUTDOWN_TIMEOUT_MS', 'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'PUBLIC_BASE_URL', 'PLATFORM_SEGMENT', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_BUCKET', 'S3_REGION']) {
+    for (const name of ['LOG_LEVEL', 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'SHUTDOWN_TIMEOUT_MS', 'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'PUBLIC_BASE_URL', 'PLATFORM_SEGMENT', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_BUCKET', 'S3_REGION', 'METRICS_HOST', 'DRAIN_DELAY_MS']) {
       expect(message).toContain(`${name}:`);
     }
     expect(message).toContain('LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent');

@@ -22,7 +22,7 @@ export interface ErrorDetails {
   httpStatus?: number;
   /** The request field the error is about, e.g. "source.device_name". */
   field?: string;
-  /** The rule that failed, e.g. "required", "maxLength"; low-cardinality, usable as a metric label. */
+  /** The rule that failed, e.g. "required", "max-length"; low-cardinality, usable as a metric label. */
   rule?: string;
 }
 

@@ -6,28 +6,51 @@ import {
   type Client,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type Interceptor,
   type ServiceError,
 } from '@grpc/grpc-js';
 import { REQUEST_ID_KEY } from './call-context.js';
 import { fromServiceError } from './grpc-errors.js';
 
-type ClientConstructor<C> = new (address: string, creds: ReturnType<typeof credentials.createInsecure>, options?: Partial<ChannelOptions>) => C;
+type ClientConstructor<C> = new (
+  address: string,
+  creds: ReturnType<typeof credentials.createInsecure>,
+  options?: Partial<ChannelOptions> & { interceptors?: Interceptor[] },
+) => C;
 
 export interface ClientOptions {
   /** Largest message sent or received; must match the server's limit for large images. */
   maxMessageBytes?: number;
+  /** Run on every call, e.g. createClientMetricsInterceptor (one per metrics registry, shared by all channels). */
+  interceptors?: Interceptor[];
 }
 
-/** Creates a generated grpc-js client for `host:port` on a plaintext channel (in-cluster traffic). */
-export function createGrpcClient<C extends Client>(Ctor: ClientConstructor<C>, address: string, options: ClientOptions = {}): C {
+/**
+ * Per-call balancing over every address the target resolves to. With `dns:///registry-headless:50051`
+ * (a headless Service) each call goes to the next ready pod; with a ClusterIP Service the one long-lived
+ * HTTP/2 connection would pin all traffic to a single pod. With one address it changes nothing.
+ */
+export const ROUND_ROBIN_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+
+/** The channel settings every client of ours uses (the health checker too, so it probes the same pods). */
+export function channelOptions(options: ClientOptions = {}): Partial<ChannelOptions> & { interceptors?: Interceptor[] } {
   const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
-  return new Ctor(address, credentials.createInsecure(), {
+  return {
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,
     // Keep the channel warm between bursts; pods behind a Service stay reachable without reconnect latency.
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
-  });
+    'grpc.service_config': ROUND_ROBIN_SERVICE_CONFIG,
+    // Pods come and go during rollouts and scaling: re-resolve DNS at most this often when asked to.
+    'grpc.dns_min_time_between_resolutions_ms': 5_000,
+    ...(options.interceptors ? { interceptors: options.interceptors } : {}),
+  };
+}
+
+/** Creates a generated grpc-js client for `host:port` or `dns:///host:port` on a plaintext channel (in-cluster traffic). */
+export function createGrpcClient<C extends Client>(Ctor: ClientConstructor<C>, address: string, options: ClientOptions = {}): C {
+  return new Ctor(address, credentials.createInsecure(), channelOptions(options));
 }
 
 /** Per-call settings: a deadline always (no call may hang forever) and the request id to propagate. */

@@ -11,9 +11,11 @@ import {
 } from '@grpc/grpc-js';
 import { HealthImplementation } from 'grpc-health-check';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { toAppError } from './app-error.js';
 import { requestIdFrom, type CallContext } from './call-context.js';
 import { statusName, toStatusObject } from './grpc-errors.js';
+import { createServerMetricsInterceptor } from './grpc-metrics.js';
 
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 
@@ -29,14 +31,18 @@ export type AsyncServiceImpl<S> = {
       : never;
 };
 
-/** Called once per finished call; the operations issue hangs metrics on it. */
-export type CallObserver = (info: { service: string; method: string; code: string; seconds: number }) => void;
+/**
+ * The health service name a liveness probe asks for: SERVING for as long as the process answers,
+ * whatever its dependencies do, so a database outage makes pods unready but never restarts them.
+ */
+export const LIVENESS_SERVICE = 'liveness';
 
 export interface GrpcServerOptions {
   logger: Logger;
   /** Largest message accepted or sent (grpc-js defaults to 4 MiB receive). */
   maxMessageBytes?: number;
-  observe?: CallObserver;
+  /** Where the grpc_server_* metrics (go-grpc-prometheus family) are registered; omitted: not measured. */
+  metricsRegistry?: Registry;
 }
 
 /** A grpc-js server with health checking, error mapping, request ids and graceful shutdown. */
@@ -48,8 +54,12 @@ export interface GrpcServer {
   listen(address: string): Promise<number>;
   /** Flips every registered service (and the overall "" entry) between SERVING and NOT_SERVING. */
   setServing(serving: boolean): void;
-  /** NOT_SERVING, then lets in-flight calls finish for up to `timeoutMs`, then cancels the rest. */
-  shutdown(timeoutMs: number): Promise<void>;
+  /**
+   * NOT_SERVING at once; keeps answering for `drainDelayMs` (callers and endpoint lists notice the
+   * state before the listener goes away), then lets in-flight calls finish for up to `timeoutMs`,
+   * then cancels the rest.
+   */
+  shutdown(timeoutMs: number, drainDelayMs?: number): Promise<void>;
 }
 
 /** Resolves when the stream can take more data, or when the caller went away (no drain will come). */
@@ -67,7 +77,7 @@ function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: 
 }
 
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
-  const { logger, observe } = options;
+  const { logger } = options;
   const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
   const server = new Server({
     'grpc.max_receive_message_length': max,
@@ -75,9 +85,10 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     // grpc-js asks for SO_REUSEPORT by default; on runtimes that honour it (Node >= 22.12) a second
     // instance on a busy port would bind silently and share traffic. Fail loudly instead.
     'grpc.so_reuseport': 0,
+    ...(options.metricsRegistry ? { interceptors: [createServerMetricsInterceptor(options.metricsRegistry)] } : {}),
   });
   const serviceNames: string[] = [''];
-  const health = new HealthImplementation({ '': 'NOT_SERVING' });
+  const health = new HealthImplementation({ '': 'NOT_SERVING', [LIVENESS_SERVICE]: 'SERVING' });
   health.addToServer(server);
 
   function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): CallContext {
@@ -86,16 +97,17 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     return { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
   }
 
+  /** One log line per call: debug when it succeeded or was refused, error when it failed inside. */
   function finish(service: string, method: string, started: bigint, err: unknown, requestId: string): void {
-    const seconds = Number(process.hrtime.bigint() - started) / 1e9;
-    const code = err === undefined ? 'OK' : statusName(toStatusObject(err).code ?? 2);
-    if (err !== undefined) {
-      const appError = toAppError(err);
-      const log = { requestId, service, method, code, err: appError.cause ?? appError };
-      if (appError.code === 'INTERNAL') logger.error(log, 'grpc call failed');
-      else logger.debug(log, 'grpc call rejected');
+    const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (err === undefined) {
+      logger.debug({ requestId, service, method, code: 'OK', durationMs }, 'grpc call');
+      return;
     }
-    observe?.({ service, method, code, seconds });
+    const appError = toAppError(err);
+    const log = { requestId, service, method, code: statusName(toStatusObject(err).code ?? 2), durationMs, err: appError.cause ?? appError };
+    if (appError.code === 'INTERNAL') logger.error(log, 'grpc call failed');
+    else logger.debug(log, 'grpc call rejected');
   }
 
   function wrap(service: string, definition: ServiceDefinition, impl: Record<string, unknown>): UntypedServiceImplementation {
@@ -165,8 +177,12 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       serving = value;
       for (const name of serviceNames) health.setStatus(name, value ? 'SERVING' : 'NOT_SERVING');
     },
-    async shutdown(timeoutMs) {
+    async shutdown(timeoutMs, drainDelayMs = 0) {
       this.setServing(false);
+      if (drainDelayMs > 0) {
+        logger.info({ drainDelayMs }, 'NOT_SERVING: still answering while callers move away');
+        await new Promise((resolve) => setTimeout(resolve, drainDelayMs));
+      }
       // tryShutdown waits for in-flight calls but can hang on stuck ones: bound it, then force.
       await new Promise<void>((resolve) => {
         const timer = setTimeout(() => {

@@ -1,5 +1,6 @@
 import { credentials, makeGenericClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
+import { channelOptions, type ClientOptions } from './grpc-client.js';
 
 const HealthClient = makeGenericClientConstructor(healthService, 'Health');
 
@@ -10,8 +11,8 @@ export interface HealthChecker {
   close(): void;
 }
 
-export function createHealthChecker(address: string): HealthChecker {
-  const client = new HealthClient(address, credentials.createInsecure()) as unknown as Client & {
+export function createHealthChecker(address: string, options: ClientOptions = {}): HealthChecker {
+  const client = new HealthClient(address, credentials.createInsecure(), channelOptions(options)) as unknown as Client & {
     check(req: { service: string }, opts: { deadline: number }, cb: (err: ServiceError | null, res?: { status?: string | number }) => void): void;
   };
   return {

@@ -6,6 +6,11 @@ export interface Config {
   grpcHost: string;
   grpcPort: number;
   shutdownTimeoutMs: number;
+  /** After SIGTERM: NOT_SERVING but still answering this long, so callers and endpoints move away first. */
+  drainDelayMs: number;
+  metricsHost: string;
+  /** Prometheus /metrics listens here. */
+  metricsPort: number;
   dataDir: string;
   /** Unset: embedded Postgres under `${dataDir}/postgres`. */
   databaseUrl: string | undefined;
@@ -28,6 +33,9 @@ const schema = {
     GRPC_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     REGISTRY_GRPC_PORT: { ...port, default: 50051 },
     SHUTDOWN_TIMEOUT_MS: millis(0, 600_000, 8000),
+    DRAIN_DELAY_MS: millis(0, 600_000, 0),
+    METRICS_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
+    METRICS_PORT: { ...port, default: 9465 },
     DATA_DIR: { type: 'string', minLength: 1, default: './.data' },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
@@ -67,6 +75,9 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     grpcHost: String(v.GRPC_HOST),
     grpcPort: Number(v.REGISTRY_GRPC_PORT),
     shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
+    drainDelayMs: Number(v.DRAIN_DELAY_MS),
+    metricsHost: String(v.METRICS_HOST),
+    metricsPort: Number(v.METRICS_PORT),
     dataDir: String(v.DATA_DIR),
     databaseUrl: v.DATABASE_URL === undefined ? undefined : String(v.DATABASE_URL),
     databasePoolSize: Number(v.DATABASE_POOL_SIZE),

@@ -1,5 +1,4 @@
-import { createLogger, onShutdownSignal, runMain } from '@dynamic-events/proto';
-import { Registry } from 'prom-client';
+import { createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { loadConfig } from './config.js';
 import { startEmbeddedPostgres } from './db/embedded-postgres.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
@@ -55,14 +54,26 @@ runMain(logger, async () => {
     const locker = config.redisUrl ? await redisLocker(config.redisUrl, config.lockTtlMs) : createMemoryLocker({ ttlMs: config.lockTtlMs });
     closers.push({ name: 'lock store', close: () => locker.close() });
 
-    const metrics = createMetrics(new Registry());
-    const { grpc, health } = createServer({ logger, pool, healthPool, locker, metrics, lockWaitMs: config.lockWaitMs });
-    closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs) });
+    // Closed after the gRPC server, so a scrape during the drain still answers.
+    const metricsServer = createMetricsServer(logger);
+    closers.push({ name: 'metrics server', close: () => metricsServer.close() });
+    const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
+    const metrics = createMetrics(metricsServer.registry);
+    const { grpc, health } = createServer({
+      logger,
+      pool,
+      healthPool,
+      locker,
+      metrics,
+      metricsRegistry: metricsServer.registry,
+      lockWaitMs: config.lockWaitMs,
+    });
+    closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs) });
     const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
     logger.info(
-      { port, host: config.grpcHost, serving, database: config.databaseUrl ? 'external' : 'embedded', locks: config.redisUrl ? 'redis' : 'in-process' },
+      { port, host: config.grpcHost, metricsPort, serving, database: config.databaseUrl ? 'external' : 'embedded', locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
     );
   } catch (err) {

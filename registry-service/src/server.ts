@@ -1,6 +1,7 @@
 import { addReflection, createGrpcServer, registry, REGISTRY_PROTO, type GrpcServer } from '@dynamic-events/proto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
 import { createKnownEntities } from './domain/known-entities.js';
 import { createReader } from './domain/reads.js';
 import { createEventRecorder } from './domain/record-events.js';
@@ -15,6 +16,8 @@ export interface ServerDeps {
   pool: pg.Pool;
   locker: Locker;
   metrics: Metrics;
+  /** Where the grpc_server_* metrics go (the registry the metrics server exposes); omitted: not measured. */
+  metricsRegistry?: Registry;
   /** LOCK_WAIT_MS: how long one call may wait for other creators' locks. */
   lockWaitMs: number;
   /** How often the database is checked for the health status. */
@@ -35,10 +38,7 @@ export interface RegistryServer {
 /** Wires the registry: handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
 export function createServer(deps: ServerDeps): RegistryServer {
   const { logger, pool, metrics } = deps;
-  const grpc = createGrpcServer({
-    logger,
-    observe: ({ method, code, seconds }) => metrics.grpcCallSeconds.observe({ method, code }, seconds),
-  });
+  const grpc = createGrpcServer({ logger, metricsRegistry: deps.metricsRegistry });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
   const recorder = createEventRecorder({ pool, locks, known: createKnownEntities(), metrics });
   grpc.addService<registry.RegistryServiceServer>(

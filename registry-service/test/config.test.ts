@@ -9,6 +9,9 @@ describe('loadConfig', () => {
       grpcHost: '0.0.0.0',
       grpcPort: 50051,
       shutdownTimeoutMs: 8000,
+      drainDelayMs: 0,
+      metricsHost: '0.0.0.0',
+      metricsPort: 9465,
       dataDir: './.data',
       databaseUrl: undefined,
       databasePoolSize: 10,
@@ -33,19 +36,23 @@ describe('loadConfig', () => {
       LOCK_TTL_MS: '5000',
       LOCK_WAIT_MS: '0',
       MIGRATIONS: 'skip',
+      DRAIN_DELAY_MS: '5000',
+      METRICS_HOST: '127.0.0.1',
+      METRICS_PORT: '9100',
       UNRELATED: 'ignored',
     });
     expect(config).toMatchObject({ logLevel: 'debug', grpcPort: 6000, dataDir: '/var/lib/de', databaseUrl: 'postgresql://u:p@db:5432/x', redisUrl: undefined, lockWaitMs: 0, migrations: 'skip' });
+    expect(config).toMatchObject({ drainDelayMs: 5000, metricsHost: '127.0.0.1', metricsPort: 9100 });
   });
 
   it('names every bad variable in one error and never echoes URLs', () => {
     let message = '';
     try {
-      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later' });
+      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon' });
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS']) expect(message).toContain(name);
+    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS', 'METRICS_PORT', 'DRAIN_DELAY_MS']) expect(message).toContain(name);
     expect(message).toContain('auto, skip');
     expect(message).not.toContain('secret');
   });

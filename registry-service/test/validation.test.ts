@@ -31,24 +31,24 @@ const INVALID: Array<[string, registry.NewEvent, string, string]> = [
   ['empty object_domain', sampleEvent({ source: { objectDomain: '' } }), 'source.object_domain', 'required'],
   ['empty object_name', sampleEvent({ source: { objectName: '' } }), 'source.object_name', 'required'],
   ['empty object_type', sampleEvent({ source: { objectType: '\u3000' } }), 'source.object_type', 'required'],
-  ['long device_name', sampleEvent({ source: { deviceName: long(256) } }), 'source.device_name', 'maxLength'],
-  ['long object_type', sampleEvent({ source: { objectType: long(256) } }), 'source.object_type', 'maxLength'],
+  ['long device_name', sampleEvent({ source: { deviceName: long(256) } }), 'source.device_name', 'max-length'],
+  ['long object_type', sampleEvent({ source: { objectType: long(256) } }), 'source.object_type', 'max-length'],
   ['object_id contains domain', sampleEvent({ source: { objectDomain: 'acme.cam', objectId: 'acme.cam.7' } }), 'source.object_id', 'contains-domain'],
   ['NUL in device_name', sampleEvent({ source: { deviceName: 'a\u0000b' } }), 'source.device_name', 'characters'],
   ['missing event type', { ...sampleEvent(), eventType: undefined }, 'event.event_type', 'required'],
   ['empty event_type', sampleEvent({ eventType: { eventType: '' } }), 'event.event_type.event_type', 'required'],
   ['empty display_name', sampleEvent({ eventType: { displayName: ' ' } }), 'event.event_type.display_name', 'required'],
   ['empty display_description', sampleEvent({ eventType: { displayDescription: '' } }), 'event.event_type.display_description', 'required'],
-  ['long display_description', sampleEvent({ eventType: { displayDescription: long(1025) } }), 'event.event_type.display_description', 'maxLength'],
-  ['too many properties', sampleEvent({ additionalProperties: props(257) }), 'event.event_data.event_additional_properties', 'maxProperties'],
-  ['long property key', sampleEvent({ additionalProperties: [{ key: long(256), value: 'v' }] }), 'event.event_data.event_additional_properties', 'maxLength'],
-  ['long property value', sampleEvent({ additionalProperties: [{ key: 'k', value: long(16_385) }] }), 'event.event_data.event_additional_properties', 'maxLength'],
+  ['long display_description', sampleEvent({ eventType: { displayDescription: long(1025) } }), 'event.event_type.display_description', 'max-length'],
+  ['too many properties', sampleEvent({ additionalProperties: props(257) }), 'event.event_data.event_additional_properties', 'max-properties'],
+  ['long property key', sampleEvent({ additionalProperties: [{ key: long(256), value: 'v' }] }), 'event.event_data.event_additional_properties', 'key-max-length'],
+  ['long property value', sampleEvent({ additionalProperties: [{ key: 'k', value: long(16_385) }] }), 'event.event_data.event_additional_properties', 'max-length'],
   ['duplicate property key', sampleEvent({ additionalProperties: [{ key: 'k', value: '1' }, { key: 'k', value: '2' }] }), 'event.event_data.event_additional_properties', 'duplicate'],
   ['base64_image property', sampleEvent({ additionalProperties: [{ key: 'base64_image', value: 'AAAA' }] }), 'event.event_data.event_additional_properties', 'reserved'],
   ['NUL in property value', sampleEvent({ additionalProperties: [{ key: 'k', value: '\u0000' }] }), 'event.event_data.event_additional_properties', 'characters'],
-  ['too many images', sampleEvent({ images: Array.from({ length: 66 }, (_, i) => `https://x/${i}`) }), 'event.event_data.images', 'maxItems'],
-  ['long image url', sampleEvent({ images: ['https://x/a', `https://x/${long(2048)}`] }), 'event.event_data.images[1]', 'maxLength'],
-  ['too many video clips', sampleEvent({ videoClips: Array.from({ length: 65 }, (_, i) => `https://x/${i}`) }), 'event.event_data.video_clips', 'maxItems'],
+  ['too many images', sampleEvent({ images: Array.from({ length: 66 }, (_, i) => `https://x/${i}`) }), 'event.event_data.images', 'max-items'],
+  ['long image url', sampleEvent({ images: ['https://x/a', `https://x/${long(2048)}`] }), 'event.event_data.images[1]', 'max-length'],
+  ['too many video clips', sampleEvent({ videoClips: Array.from({ length: 65 }, (_, i) => `https://x/${i}`) }), 'event.event_data.video_clips', 'max-items'],
 ];
 
 describe('validateEvent', () => {
@@ -125,7 +125,7 @@ describe.skipIf(!up)('INVALID_ARGUMENT over gRPC', () => {
   it('rejects a missing event and an oversized batch', async () => {
     await expect(t.api.recordEvent(undefined)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'event', rule: 'required' } });
     const batch = Array.from({ length: LIMITS.batchMaxEvents + 1 }, () => sampleEvent());
-    await expect(t.api.recordEvents(batch)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'events', rule: 'maxItems' } });
+    await expect(t.api.recordEvents(batch)).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'events', rule: 'max-items' } });
     await expect(t.api.getDevice('')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'device_name', rule: 'required' } });
     expect(await countRows(t.pool, 'events', 'true', [])).toBe(0);
   });

@@ -211,11 +211,13 @@ describe('concurrency', () => {
 });
 
 describe('operations endpoints', () => {
-  it('serves healthz, readyz and metrics', async () => {
+  it('serves healthz and readyz, and each service its metrics on its own port', async () => {
     expect((await fetch(`${stack.baseUrl}/healthz`)).status).toBe(200);
     expect((await fetch(`${stack.baseUrl}/readyz`)).status).toBe(200);
-    const metrics = await fetch(`${stack.baseUrl}/metrics`);
-    expect(metrics.status).toBe(200);
-    expect(await metrics.text()).toContain('process_cpu_seconds_total');
+    for (const url of Object.values(stack.metrics)) {
+      const metrics = await fetch(url);
+      expect(metrics.status, url).toBe(200);
+      expect(await metrics.text(), url).toContain('process_cpu_seconds_total');
+    }
   });
 });

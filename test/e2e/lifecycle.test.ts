@@ -113,7 +113,15 @@ describe('lifecycle', () => {
     const bad = tempDir('e2e-bad-config');
     const child = spawn(process.execPath, ['deploy/local/start.js'], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env.PATH ?? '', DATA_DIR: bad.path, PORT: 'abc', REGISTRY_GRPC_PORT: String(await freePort()), MEDIA_GRPC_PORT: String(await freePort()) },
+      env: {
+        PATH: process.env.PATH ?? '',
+        DATA_DIR: bad.path,
+        PORT: 'abc',
+        REGISTRY_GRPC_PORT: String(await freePort()),
+        MEDIA_GRPC_PORT: String(await freePort()),
+        REGISTRY_METRICS_PORT: String(await freePort()),
+        MEDIA_METRICS_PORT: String(await freePort()),
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     onTestFinished(() => {

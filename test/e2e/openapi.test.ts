@@ -26,7 +26,6 @@ describe('OpenAPI document', () => {
       '/api/platform/dh/media/{key}',
       '/api/platform/dh/objects/{object_full_id}',
       '/healthz',
-      '/metrics',
       '/readyz',
     ]);
   });

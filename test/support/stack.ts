@@ -25,6 +25,8 @@ export interface Stack {
   port: number;
   /** `${baseUrl}/api/platform/dh` */
   api: string;
+  /** Each service's Prometheus endpoint (its own port). */
+  metrics: { gateway: string; registry: string; media: string };
   process: ChildProcess;
   /** Everything the stack printed (JSON log lines), for assertions and failure messages. */
   output: () => string;
@@ -43,6 +45,7 @@ export interface StackOptions {
 
 export async function startStack(options: StackOptions): Promise<Stack> {
   const [port, registryPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
+  const metricsPorts = { gateway: await freePort(), registry: await freePort(), media: await freePort() };
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = {
     PATH: process.env.PATH ?? '',
@@ -51,6 +54,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     HOST: '127.0.0.1',
     REGISTRY_GRPC_PORT: String(registryPort),
     MEDIA_GRPC_PORT: String(mediaPort),
+    GATEWAY_METRICS_PORT: String(metricsPorts.gateway),
+    REGISTRY_METRICS_PORT: String(metricsPorts.registry),
+    MEDIA_METRICS_PORT: String(metricsPorts.media),
     DATA_DIR: options.dataDir,
     ...(options.defaultPublicBaseUrl ? {} : { PUBLIC_BASE_URL: baseUrl }),
     LOG_LEVEL: 'info',
@@ -84,6 +90,11 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     baseUrl,
     port,
     api: `${baseUrl}/api/${options.env?.PLATFORM_SEGMENT ?? 'platform'}/dh`,
+    metrics: {
+      gateway: `http://127.0.0.1:${metricsPorts.gateway}/metrics`,
+      registry: `http://127.0.0.1:${metricsPorts.registry}/metrics`,
+      media: `http://127.0.0.1:${metricsPorts.media}/metrics`,
+    },
     process: child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {

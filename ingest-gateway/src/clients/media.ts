@@ -1,4 +1,4 @@
-import { callStream, callUnary, createGrpcClient, createHealthChecker, media } from '@dynamic-events/proto';
+import { callStream, callUnary, createGrpcClient, createHealthChecker, media, type Interceptor } from '@dynamic-events/proto';
 import type { CallOptions, StoredImage } from '../model.js';
 
 /** Full service name, as registered on the media server and its health endpoint. */
@@ -32,12 +32,14 @@ export interface MediaClientOptions {
   streamDeadlineMs: number;
   /** MAX_IMAGE_BYTES plus room for the envelope; must match the media server's limit. */
   maxMessageBytes: number;
+  /** Run on every call (the grpc_client_* metrics). */
+  interceptors?: Interceptor[];
 }
 
 /** Creates the gateway's only media client (one channel, reused by every request). */
 export function createMediaClient(address: string, options: MediaClientOptions): MediaClient {
-  const client = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: options.maxMessageBytes });
-  const health = createHealthChecker(address);
+  const client = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: options.maxMessageBytes, interceptors: options.interceptors });
+  const health = createHealthChecker(address, { interceptors: options.interceptors });
 
   return {
     async storeImage(data, call) {

@@ -1,4 +1,4 @@
-import { callUnary, createGrpcClient, createHealthChecker, formatTimestamp, registry } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient, createHealthChecker, formatTimestamp, registry, type Interceptor } from '@dynamic-events/proto';
 import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
 
 /** Full service name, as registered on the registry's server and its health endpoint. */
@@ -22,12 +22,14 @@ export interface RegistryClient {
 export interface RegistryClientOptions {
   /** Deadline of every call; no request waits on the registry longer than this. */
   deadlineMs: number;
+  /** Run on every call (the grpc_client_* metrics). */
+  interceptors?: Interceptor[];
 }
 
 /** Creates the gateway's only registry client (one channel, reused by every request). */
 export function createRegistryClient(address: string, options: RegistryClientOptions): RegistryClient {
-  const client = createGrpcClient(registry.RegistryServiceClient, address);
-  const health = createHealthChecker(address);
+  const client = createGrpcClient(registry.RegistryServiceClient, address, { interceptors: options.interceptors });
+  const health = createHealthChecker(address, { interceptors: options.interceptors });
   const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
 
   return {

@@ -7,7 +7,7 @@ import type { Metrics } from '../metrics.js';
 const SANE_REQUEST_ID = /^[\x21-\x7e]{1,128}$/;
 const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS']);
 /** Probes and scrapes arrive every few seconds: their lines go to debug. */
-const QUIET_ROUTES = new Set(['/healthz', '/readyz', '/metrics']);
+const QUIET_ROUTES = new Set(['/healthz', '/readyz']);
 
 /**
  * Sets the request id (caller's X-Request-Id if sane, else a UUID) on ctx.state and the response,

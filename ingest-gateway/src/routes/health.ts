@@ -2,20 +2,18 @@ import type { Router } from '@koa/router';
 import type { MediaClient } from '../clients/media.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayState } from '../context.js';
-import type { Metrics } from '../metrics.js';
 
-/** What the health routes need: the dependencies to probe, the metrics and the shutdown signal. */
+/** What the health routes need: the dependencies to probe and the shutdown signal. */
 export interface HealthRouteDeps {
   registry: Pick<RegistryClient, 'isServing'>;
   media: Pick<MediaClient, 'isServing'>;
-  metrics: Metrics;
   /** Aborted when shutdown starts: readiness turns false before the server stops accepting. */
   draining: AbortSignal;
   /** Deadline of each dependency's health check. */
   probeDeadlineMs: number;
 }
 
-/** /healthz (process up), /readyz (registry and media SERVING, not draining), /metrics (Prometheus). */
+/** /healthz (process up) and /readyz (registry and media SERVING, not draining); /metrics has its own port. */
 export function healthRoutes(router: Router<GatewayState>, deps: HealthRouteDeps): void {
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
@@ -36,11 +34,5 @@ export function healthRoutes(router: Router<GatewayState>, deps: HealthRouteDeps
       return;
     }
     ctx.body = { status: 'ready' };
-  });
-
-  router.get('/metrics', async (ctx) => {
-    const text = await deps.metrics.registry.metrics();
-    ctx.set('Content-Type', deps.metrics.registry.contentType);
-    ctx.body = text;
   });
 }

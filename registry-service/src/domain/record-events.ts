@@ -65,9 +65,13 @@ export function createEventRecorder(deps: RecorderDeps): EventRecorder {
       );
       for (const key of plan.lockKeys) known.add(key);
       metrics.eventsRecorded.inc(events.length);
-      metrics.entitiesCreated.inc({ kind: 'device' }, stored.devices.size);
-      metrics.entitiesCreated.inc({ kind: 'object' }, stored.objects.size);
-      metrics.entitiesCreated.inc({ kind: 'event_type' }, stored.types.size);
+      const ensured = (kind: string, named: number, created: number) => {
+        metrics.entitiesEnsured.inc({ kind, result: 'created' }, created);
+        metrics.entitiesEnsured.inc({ kind, result: 'reused' }, named - created);
+      };
+      ensured('device', plan.devices.length, stored.devices.size);
+      ensured('object', plan.objects.length, stored.objects.size);
+      ensured('event_type', plan.types.length, stored.types.size);
 
       // Within a batch, only the first event naming a created entity reports it as created.
       const claim = (set: Set<string>, key: string): boolean => set.delete(key);

@@ -39,7 +39,7 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
 /** Batch size check for RecordEvents (one transaction must stay bounded). */
 export function validateBatchSize(count: number): void {
   if (count > LIMITS.batchMaxEvents) {
-    throw invalidArgument('events', 'maxItems', `events must contain at most ${LIMITS.batchMaxEvents} events (got ${count})`);
+    throw invalidArgument('events', 'max-items', `events must contain at most ${LIMITS.batchMaxEvents} events (got ${count})`);
   }
 }
 
@@ -54,7 +54,7 @@ function required(field: string, value: string, maxLength: number): void {
 }
 
 function bounded(field: string, value: string, maxLength: number): void {
-  if (!withinLength(value, maxLength)) throw invalidArgument(field, 'maxLength', `${field} must be at most ${maxLength} characters`);
+  if (!withinLength(value, maxLength)) throw invalidArgument(field, 'max-length', `${field} must be at most ${maxLength} characters`);
   // Postgres text and jsonb cannot hold U+0000; reject it here rather than fail inside the database.
   if (value.includes('\u0000')) throw invalidArgument(field, 'characters', `${field} must not contain NUL characters`);
 }
@@ -70,12 +70,12 @@ export function withinLength(value: string, maxLength: number): boolean {
 
 function checkProperties(field: string, properties: PropertyInput[]): void {
   if (properties.length > LIMITS.propertiesMaxCount) {
-    throw invalidArgument(field, 'maxProperties', `${field} must have at most ${LIMITS.propertiesMaxCount} entries`);
+    throw invalidArgument(field, 'max-properties', `${field} must have at most ${LIMITS.propertiesMaxCount} entries`);
   }
   const seen = new Set<string>();
   for (const { key, value } of properties) {
     if (!withinLength(key, LIMITS.propertyKeyMaxLength)) {
-      throw invalidArgument(field, 'maxLength', `${field} keys must be at most ${LIMITS.propertyKeyMaxLength} characters`);
+      throw invalidArgument(field, 'key-max-length', `${field} keys must be at most ${LIMITS.propertyKeyMaxLength} characters`);
     }
     if (key.includes('\u0000')) throw invalidArgument(field, 'characters', `${field} keys must not contain NUL characters`);
     const named = `${field} ${JSON.stringify(key)}`;
@@ -85,13 +85,13 @@ function checkProperties(field: string, properties: PropertyInput[]): void {
     if (seen.has(key)) throw invalidArgument(field, 'duplicate', `${named} appears more than once`);
     seen.add(key);
     if (!withinLength(value, LIMITS.propertyValueMaxLength)) {
-      throw invalidArgument(field, 'maxLength', `${named} must be at most ${LIMITS.propertyValueMaxLength} characters`);
+      throw invalidArgument(field, 'max-length', `${named} must be at most ${LIMITS.propertyValueMaxLength} characters`);
     }
     if (value.includes('\u0000')) throw invalidArgument(field, 'characters', `${named} must not contain NUL characters`);
   }
 }
 
 function checkUrls(field: string, urls: string[], maxItems: number): void {
-  if (urls.length > maxItems) throw invalidArgument(field, 'maxItems', `${field} must have at most ${maxItems} entries`);
+  if (urls.length > maxItems) throw invalidArgument(field, 'max-items', `${field} must have at most ${maxItems} entries`);
   urls.forEach((url, i) => bounded(`${field}[${i}]`, url, LIMITS.urlMaxLength));
 }

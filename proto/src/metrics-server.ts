@@ -1,0 +1,63 @@
+import { createServer, type Server } from 'node:http';
+import type { Logger } from 'pino';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+
+/**
+ * A service's Prometheus endpoint on its own port: `GET /metrics` in the text exposition format.
+ * Kept off the public port so an ingress never exposes it, and plain node:http so a scrape still
+ * answers when the service's main server is saturated or draining.
+ */
+export interface MetricsServer {
+  readonly registry: Registry;
+  /** Binds and resolves with the port (0 picks a free one). */
+  listen(port: number, host: string): Promise<number>;
+  /** Closes the listener and its keep-alive sockets; the last thing a service stops, so the final scrape sees the drain. */
+  close(): Promise<void>;
+}
+
+/** A registry with the default process metrics (CPU, memory, event loop lag, GC, handles) and its server. */
+export function createMetricsServer(logger: Logger, registry = new Registry()): MetricsServer {
+  collectDefaultMetrics({ register: registry });
+  const server: Server = createServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics') return reply(res, 404, 'application/json', JSON.stringify({ error: `no route for ${path}: metrics are at /metrics` }));
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.setHeader('Allow', 'GET, HEAD');
+      return reply(res, 405, 'application/json', JSON.stringify({ error: `method ${req.method} not allowed on /metrics: use GET` }));
+    }
+    registry.metrics().then(
+      (text) => reply(res, 200, registry.contentType, req.method === 'HEAD' ? '' : text),
+      (err: unknown) => {
+        logger.error({ err }, 'collecting metrics failed');
+        reply(res, 500, 'application/json', JSON.stringify({ error: 'internal error' }));
+      },
+    );
+  });
+  // Scrapers keep connections open between scrapes; none of them may hold shutdown up.
+  server.keepAliveTimeout = 65_000;
+
+  return {
+    registry,
+    listen(port, host) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, host, () => {
+          server.off('error', reject);
+          const address = server.address();
+          resolve(typeof address === 'object' && address !== null ? address.port : port);
+        });
+      });
+    },
+    close() {
+      return new Promise((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      });
+    },
+  };
+}
+
+function reply(res: import('node:http').ServerResponse, status: number, type: string, body: string): void {
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+  res.end(body);
+}

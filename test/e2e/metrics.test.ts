@@ -1,0 +1,148 @@
+/**
+ * /metrics of every service after real traffic through the all-in-one stack: the families the
+ * operations issue names exist, count what happened, and never carry a device name or id.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleEvent } from '../support/example.js';
+import { samples as images } from '../support/images.js';
+import { hasFamily, scrape, valueOf, type Sample } from '../support/prometheus.js';
+import { tempDir } from '../support/servers.js';
+import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+
+afterAll(stopAllStacks);
+
+const TOKEN = 'metrics-test-token';
+const AUTH = { Authorization: `Bearer ${TOKEN}` };
+const REGISTRY = 'dynamic_events.registry.v1.RegistryService';
+const MEDIA = 'dynamic_events.media.v1.MediaService';
+const DEVICE = 'metrics-device-7f3a';
+
+let stack: Stack;
+let dir: ReturnType<typeof tempDir>;
+const scraped: Record<'gateway' | 'registry' | 'media', Sample[]> = { gateway: [], registry: [], media: [] };
+const raw: string[] = [];
+
+beforeAll(async () => {
+  dir = tempDir('e2e-metrics');
+  stack = await startStack({ dataDir: dir.path, env: { DYNAMIC_EVENTS_TOKEN: TOKEN } });
+  const url = `${stack.api}/dynamic-events`;
+  // Two events for one new device/object/type (created, then reused), one with an image, and refusals.
+  const first = await postJson(url, exampleEvent({ device: DEVICE, objectId: 'obj-9c1e' }), AUTH);
+  const withImage = exampleEvent({ device: DEVICE, objectId: 'obj-9c1e' });
+  (withImage.event.event_data.event_additional_properties as Record<string, string>).base64_image = images.png.bytes.toString('base64');
+  const second = await postJson(url, withImage, AUTH);
+  const svg = exampleEvent({ device: DEVICE });
+  (svg.event.event_data.event_additional_properties as Record<string, string>).base64_image = Buffer.from('<svg/>').toString('base64');
+  const refusedImage = await postJson(url, svg, AUTH);
+  const missing = await postJson(url, { source: {} }, AUTH);
+  const unauthorized = await postJson(url, exampleEvent());
+  expect([first.status, second.status, refusedImage.status, missing.status, unauthorized.status]).toEqual([200, 200, 400, 400, 401]);
+
+  for (const name of ['gateway', 'registry', 'media'] as const) {
+    raw.push(await (await fetch(stack.metrics[name])).text());
+    scraped[name] = await scrape(stack.metrics[name]);
+  }
+});
+
+afterAll(async () => {
+  const { code } = await stack.stop('SIGTERM');
+  dir.remove();
+  expect(code).toBe(0);
+});
+
+describe('gateway /metrics', () => {
+  it('counts HTTP requests by route pattern and status class, with a duration histogram', () => {
+    const g = scraped.gateway;
+    const route = '/api/platform/dh/dynamic-events';
+    expect(valueOf(g, 'http_requests_total', { method: 'POST', route, status_class: '2xx' })).toBe(2);
+    expect(valueOf(g, 'http_requests_total', { method: 'POST', route, status_class: '4xx' })).toBe(3);
+    expect(valueOf(g, 'http_request_duration_seconds_count', { method: 'POST', route })).toBe(5);
+    expect(hasFamily(g, 'http_request_duration_seconds')).toBe(true);
+  });
+
+  it('counts auth failures and validation failures by rule', () => {
+    const g = scraped.gateway;
+    expect(valueOf(g, 'http_auth_failures_total', { reason: 'missing' })).toBe(1);
+    expect(valueOf(g, 'http_validation_failures_total', { rule: 'required' })).toBeGreaterThanOrEqual(1);
+    expect(valueOf(g, 'http_validation_failures_total', { rule: 'format' })).toBe(1);
+  });
+
+  it('counts its gRPC client calls in the go-grpc-prometheus family', () => {
+    const g = scraped.gateway;
+    const recordEvent = { grpc_type: 'unary', grpc_service: REGISTRY, grpc_method: 'RecordEvent' };
+    expect(valueOf(g, 'grpc_client_started_total', recordEvent)).toBe(2);
+    expect(valueOf(g, 'grpc_client_handled_total', { ...recordEvent, grpc_code: 'OK' })).toBe(2);
+    expect(valueOf(g, 'grpc_client_handling_seconds_count', recordEvent)).toBe(2);
+    const storeImage = { grpc_type: 'unary', grpc_service: MEDIA, grpc_method: 'StoreImage' };
+    expect(valueOf(g, 'grpc_client_handled_total', { ...storeImage, grpc_code: 'OK' })).toBe(1);
+    expect(valueOf(g, 'grpc_client_handled_total', { ...storeImage, grpc_code: 'InvalidArgument' })).toBe(1);
+    expect(valueOf(g, 'grpc_client_msg_sent_total', recordEvent)).toBe(2);
+  });
+});
+
+describe('registry /metrics', () => {
+  it('counts gRPC server calls in the go-grpc-prometheus family', () => {
+    const r = scraped.registry;
+    const recordEvent = { grpc_type: 'unary', grpc_service: REGISTRY, grpc_method: 'RecordEvent' };
+    expect(valueOf(r, 'grpc_server_started_total', recordEvent)).toBe(2);
+    expect(valueOf(r, 'grpc_server_handled_total', { ...recordEvent, grpc_code: 'OK' })).toBe(2);
+    expect(valueOf(r, 'grpc_server_handling_seconds_count', recordEvent)).toBe(2);
+    expect(valueOf(r, 'grpc_server_msg_received_total', recordEvent)).toBe(2);
+    // The launcher's and the gateway's readiness checks are gRPC calls too.
+    expect(valueOf(r, 'grpc_server_handled_total', { grpc_service: 'grpc.health.v1.Health', grpc_method: 'Check' })).toBeGreaterThan(0);
+  });
+
+  it('counts entities created vs reused, events recorded, and lock outcomes and waits', () => {
+    const r = scraped.registry;
+    for (const kind of ['device', 'object', 'event_type']) {
+      expect(valueOf(r, 'registry_entities_ensured_total', { kind, result: 'created' }), kind).toBe(1);
+      expect(valueOf(r, 'registry_entities_ensured_total', { kind, result: 'reused' }), kind).toBe(1);
+    }
+    expect(valueOf(r, 'registry_events_recorded_total')).toBe(2);
+    // First sightings take the lock (three keys on the first call); known entities skip it.
+    expect(valueOf(r, 'registry_lock_outcomes_total', { outcome: 'acquired' })).toBeGreaterThanOrEqual(1);
+    expect(hasFamily(r, 'registry_lock_wait_seconds')).toBe(true);
+  });
+});
+
+describe('media /metrics', () => {
+  it('counts images stored, bytes and refusals, and its gRPC server calls', () => {
+    const m = scraped.media;
+    expect(valueOf(m, 'media_images_stored_total', { result: 'created', format: 'png' })).toBe(1);
+    expect(valueOf(m, 'media_bytes_stored_total')).toBe(images.png.bytes.length);
+    expect(valueOf(m, 'media_image_rejections_total', { rule: 'format' })).toBe(1);
+    const storeImage = { grpc_type: 'unary', grpc_service: MEDIA, grpc_method: 'StoreImage' };
+    expect(valueOf(m, 'grpc_server_handled_total', { ...storeImage, grpc_code: 'OK' })).toBe(1);
+    expect(valueOf(m, 'grpc_server_handled_total', { ...storeImage, grpc_code: 'InvalidArgument' })).toBe(1);
+    expect(valueOf(m, 'media_storage_up')).toBe(1);
+  });
+});
+
+describe('every service', () => {
+  it('exposes the default process metrics', () => {
+    for (const [name, samples] of Object.entries(scraped)) {
+      expect(hasFamily(samples, 'process_cpu_user_seconds_total'), name).toBe(true);
+      expect(hasFamily(samples, 'nodejs_eventloop_lag_seconds'), name).toBe(true);
+      expect(hasFamily(samples, 'process_resident_memory_bytes'), name).toBe(true);
+    }
+  });
+
+  it('never puts a device name or object id in a label', () => {
+    for (const text of raw) {
+      expect(text).not.toContain(DEVICE);
+      expect(text).not.toContain('obj-9c1e');
+      expect(text).not.toContain(TOKEN);
+    }
+  });
+
+  it('keeps /metrics off the public port, and the launcher lists every metrics URL', async () => {
+    expect((await fetch(`${stack.baseUrl}/metrics`)).status).toBe(404);
+    const started = stack
+      .output()
+      .split('\n')
+      .filter((line) => line.includes('"all services started"'))
+      .map((line) => JSON.parse(line) as { metrics?: Record<string, string> });
+    expect(started).toHaveLength(1);
+    expect(started[0]!.metrics).toEqual(stack.metrics);
+  });
+});
