@@ -1,0 +1,213 @@
+{{/*
+Chart name, overridable with nameOverride.
+*/}}
+{{- define "dynamic-events.name" -}}
+{{- default .Chart.Name .Values.nameOverride | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Full resource-name prefix: fullnameOverride, else "<release>-<chart name>" (the release name alone
+when it already contains the chart name). 63 characters at most (DNS label).
+*/}}
+{{- define "dynamic-events.fullname" -}}
+{{- if .Values.fullnameOverride }}
+{{- .Values.fullnameOverride | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- $name := default .Chart.Name .Values.nameOverride }}
+{{- if contains $name .Release.Name }}
+{{- .Release.Name | trunc 63 | trimSuffix "-" }}
+{{- else }}
+{{- printf "%s-%s" .Release.Name $name | trunc 63 | trimSuffix "-" }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Name of one of the release's objects: the full name plus a suffix, cut to 63 characters.
+Usage: include "dynamic-events.componentName" (list . "registry-headless")
+*/}}
+{{- define "dynamic-events.componentName" -}}
+{{- $root := index . 0 }}
+{{- printf "%s-%s" (include "dynamic-events.fullname" $root | trunc 50 | trimSuffix "-") (index . 1) | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Value of the helm.sh/chart label.
+*/}}
+{{- define "dynamic-events.chart" -}}
+{{- printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" | trunc 63 | trimSuffix "-" }}
+{{- end }}
+
+{{/*
+Selector labels of a component: the labels a Deployment selects its pods by (never change them
+on upgrade: a Deployment's selector is immutable).
+Usage: include "dynamic-events.selectorLabels" (dict "context" . "component" "registry-service")
+*/}}
+{{- define "dynamic-events.selectorLabels" -}}
+app.kubernetes.io/name: {{ include "dynamic-events.name" .context }}
+app.kubernetes.io/instance: {{ .context.Release.Name }}
+{{- with .component }}
+app.kubernetes.io/component: {{ . }}
+{{- end }}
+{{- end }}
+
+{{/*
+The labels of every object: selector labels plus part-of, version, managed-by and helm.sh/chart.
+The one labels helper; it takes the component (ingest-gateway, registry-service, media-service,
+migrations, or "" for the ServiceAccount every component shares).
+Usage: include "dynamic-events.labels" (dict "context" . "component" "registry-service")
+*/}}
+{{- define "dynamic-events.labels" -}}
+{{ include "dynamic-events.selectorLabels" . }}
+app.kubernetes.io/part-of: dynamic-events
+app.kubernetes.io/version: {{ .context.Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .context.Release.Service }}
+helm.sh/chart: {{ include "dynamic-events.chart" .context }}
+{{- end }}
+
+{{/*
+ServiceAccount the pods run as.
+*/}}
+{{- define "dynamic-events.serviceAccountName" -}}
+{{- if .Values.serviceAccount.create }}
+{{- default (include "dynamic-events.fullname" .) .Values.serviceAccount.name }}
+{{- else }}
+{{- default "default" .Values.serviceAccount.name }}
+{{- end }}
+{{- end }}
+
+{{/*
+Image reference of a component; the tag defaults to the chart's appVersion.
+Usage: include "dynamic-events.image" (dict "context" . "image" .Values.registry.image)
+*/}}
+{{- define "dynamic-events.image" -}}
+{{- printf "%s:%s" .image.repository (default .context.Chart.AppVersion .image.tag | toString) }}
+{{- end }}
+
+{{/*
+Name of the Secret the chart creates from inline values (token, connection strings, S3 keys).
+*/}}
+{{- define "dynamic-events.secretName" -}}
+{{- include "dynamic-events.fullname" . }}
+{{- end }}
+
+{{/*
+Public origin for image URLs: publicBaseUrl, else the first Ingress host (https when a TLS entry
+lists it), else empty.
+*/}}
+{{- define "dynamic-events.publicBaseUrl" -}}
+{{- if .Values.publicBaseUrl }}
+{{- .Values.publicBaseUrl | trimSuffix "/" }}
+{{- else if and .Values.gateway.ingress.enabled .Values.gateway.ingress.hosts }}
+{{- $host := (first .Values.gateway.ingress.hosts).host }}
+{{- if $host }}
+{{- $scheme := "http" }}
+{{- range .Values.gateway.ingress.tls }}
+{{- if has $host (default (list) .hosts) }}
+{{- $scheme = "https" }}
+{{- end }}
+{{- end }}
+{{- printf "%s://%s" $scheme $host }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+Refuses a PodDisruptionBudget that could never allow an eviction.
+Usage: include "dynamic-events.validatePdb" (dict "key" "gateway" "values" .Values.gateway)
+*/}}
+{{- define "dynamic-events.validatePdb" -}}
+{{- $replicas := int .values.replicaCount }}
+{{- $source := "replicaCount" }}
+{{- if .values.autoscaling.enabled }}
+{{- $replicas = int .values.autoscaling.minReplicas }}
+{{- $source = "autoscaling.minReplicas" }}
+{{- end }}
+{{- if lt $replicas 2 }}
+{{- fail (printf "%s.pdb.enabled needs at least 2 replicas (%s.%s is %d): a PodDisruptionBudget over a single pod never allows an eviction, so it would block node drains and cluster upgrades. Raise %s.%s or disable %s.pdb." .key .key $source $replicas .key $source .key) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Refuses terminationGracePeriodSeconds that would kill a pod before it has drained.
+Usage: include "dynamic-events.validateShutdown" (dict "key" "gateway" "values" .Values.gateway)
+*/}}
+{{- define "dynamic-events.validateShutdown" -}}
+{{- $needed := add .values.drainDelaySeconds .values.shutdownTimeoutSeconds }}
+{{- if le (int .values.terminationGracePeriodSeconds) (int $needed) }}
+{{- fail (printf "%s.terminationGracePeriodSeconds (%d) must exceed %s.drainDelaySeconds + %s.shutdownTimeoutSeconds (%d): the pod would be killed before in-flight calls finish." .key (int .values.terminationGracePeriodSeconds) .key .key (int $needed)) }}
+{{- end }}
+{{- end }}
+
+{{/*
+Environment shared by the three services (they read it once at start-up).
+Usage: include "dynamic-events.commonEnv" (dict "context" . "values" .Values.gateway)
+*/}}
+{{- define "dynamic-events.commonEnv" -}}
+LOG_LEVEL: {{ .context.Values.logLevel | quote }}
+DRAIN_DELAY_MS: {{ mul .values.drainDelaySeconds 1000 | quote }}
+SHUTDOWN_TIMEOUT_MS: {{ mul .values.shutdownTimeoutSeconds 1000 | quote }}
+{{- end }}
+
+{{/*
+Pod-level settings every workload shares: no API token, pull secrets, security context. (The
+service account is set by each workload: the migration hook runs before the chart's own
+ServiceAccount exists.)
+*/}}
+{{- define "dynamic-events.podCommon" -}}
+automountServiceAccountToken: false
+{{- with .Values.imagePullSecrets }}
+imagePullSecrets:
+  {{- toYaml . | nindent 2 }}
+{{- end }}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end }}
+
+{{/*
+The writable /tmp every container mounts (the root filesystem is read-only).
+*/}}
+{{- define "dynamic-events.tmpVolume" -}}
+- name: tmp
+  emptyDir:
+    sizeLimit: {{ .Values.tmpSizeLimit }}
+{{- end }}
+
+{{/*
+Refuses a registry without a database: unset DATABASE_URL would start embedded Postgres, which is
+only for `npm start`.
+*/}}
+{{- define "dynamic-events.validateDatabase" -}}
+{{- if not (or .Values.postgres.url .Values.postgres.existingSecret) }}
+{{- fail "The registry needs PostgreSQL: set postgres.url (postgres://user:password@host:5432/database) or postgres.existingSecret (a Secret holding that URL under postgres.existingSecretKey)." }}
+{{- end }}
+{{- end }}
+
+{{/*
+Refuses media without S3: unset S3_ENDPOINT would store images on the pod's /tmp.
+*/}}
+{{- define "dynamic-events.validateStorage" -}}
+{{- if not .Values.s3.endpoint }}
+{{- fail "Media needs S3-compatible storage: set s3.endpoint (e.g. http://minio.storage:9000)." }}
+{{- end }}
+{{- if not (or .Values.s3.existingSecret (and .Values.s3.accessKey .Values.s3.secretKey)) }}
+{{- fail "Media needs S3 credentials: set s3.accessKey and s3.secretKey, or s3.existingSecret (a Secret holding them under s3.existingSecretKeys.accessKey and .secretKey)." }}
+{{- end }}
+{{- end }}
+
+{{/*
+DATABASE_URL from postgres.existingSecret, else from the given Secret's database-url key.
+Usage: include "dynamic-events.databaseUrlEnv" (dict "context" . "secret" "<name of the chart's Secret>")
+*/}}
+{{- define "dynamic-events.databaseUrlEnv" -}}
+- name: DATABASE_URL
+  valueFrom:
+    secretKeyRef:
+      {{- if .context.Values.postgres.existingSecret }}
+      name: {{ .context.Values.postgres.existingSecret }}
+      key: {{ .context.Values.postgres.existingSecretKey }}
+      {{- else }}
+      name: {{ .secret }}
+      key: database-url
+      {{- end }}
+{{- end }}
