@@ -63,7 +63,7 @@ export function validateObjects(objects: readonly K8sObject[]): string[] {
       problems.push(`${idOf(object)}: no schema for apiVersion ${object.apiVersion} kind ${object.kind}`);
       continue;
     }
-    const model = new Model(object);
+    const model = new Model(withoutBase64LineBreaks(object));
     const reads = new WeakMap<object, Set<string>>();
     const enumerated = new WeakSet<object>();
     try {
@@ -74,6 +74,18 @@ export function validateObjects(objects: readonly K8sObject[]): string[] {
     for (const path of unreadFields(model, '', reads, enumerated)) problems.push(`${idOf(object)}: unknown field ${path}`);
   }
   return problems;
+}
+
+/**
+ * kustomize wraps long Secret values over several lines. The API server's base64 decoder (Go's
+ * encoding/base64) ignores line breaks, the schema's "byte" format does not: compare like the server.
+ */
+function withoutBase64LineBreaks(object: K8sObject): K8sObject {
+  const field = object.kind === 'Secret' ? 'data' : object.kind === 'ConfigMap' ? 'binaryData' : undefined;
+  const values = field ? (object[field] as Record<string, unknown> | undefined) : undefined;
+  if (!field || !values) return object;
+  const joined = Object.entries(values).map(([key, value]) => [key, typeof value === 'string' ? value.replace(/[\r\n]/g, '') : value]);
+  return { ...object, [field]: Object.fromEntries(joined) };
 }
 
 function recording(value: unknown, reads: WeakMap<object, Set<string>>, enumerated: WeakSet<object>): unknown {
