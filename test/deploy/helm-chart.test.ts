@@ -1,0 +1,216 @@
+// The chart rendered (by test/support/helm.ts's interpreter, not by Helm) with the CI values files:
+// the objects validate against the Kubernetes API schemas and follow the deployment contract
+// (ports, probes, env, labels, security, hooks, service discovery, NetworkPolicy intent).
+import { describe, expect, it } from 'vitest';
+import { parse } from 'yaml';
+import { apiSchemaProblems, findObject, type JsonObject, type K8sManifest, readChartFile, renderChart } from '../support/helm.js';
+
+const ci = (name: string): JsonObject => parse(readChartFile(`ci/${name}`)) as JsonObject;
+const minimal = renderChart([ci('default-values.yaml')]);
+const full = renderChart([ci('full-values.yaml')]);
+const name = (suffix: string): string => `test-dynamic-events-${suffix}`;
+
+interface Container {
+  name: string;
+  image: string;
+  ports?: { name: string; containerPort: number }[];
+  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
+  envFrom?: { configMapRef?: { name: string } }[];
+  readinessProbe?: JsonObject;
+  livenessProbe?: JsonObject;
+  startupProbe?: JsonObject;
+  securityContext?: JsonObject;
+  resources?: { requests?: JsonObject; limits?: JsonObject };
+  volumeMounts?: { name: string; mountPath: string }[];
+  args?: string[];
+}
+interface PodSpec {
+  containers: Container[];
+  securityContext?: JsonObject;
+  volumes?: { name: string; emptyDir?: JsonObject }[];
+  automountServiceAccountToken?: boolean;
+  serviceAccountName?: string;
+  terminationGracePeriodSeconds?: number;
+  restartPolicy?: string;
+}
+const podOf = (o: K8sManifest): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
+const podLabelsOf = (o: K8sManifest): Record<string, string> => (o.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+const workloads = (objects: K8sManifest[]): K8sManifest[] => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
+
+/** Environment a container gets: its ConfigMap (envFrom) overlaid by env (literal values; secrets as "secret:<name>/<key>"). */
+function envOf(objects: K8sManifest[], container: Container): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const source of container.envFrom ?? []) Object.assign(env, findObject(objects, 'ConfigMap', source.configMapRef?.name ?? '').data as Record<string, string>);
+  for (const v of container.env ?? []) env[v.name] = v.valueFrom?.secretKeyRef ? `secret:${v.valueFrom.secretKeyRef.name}/${v.valueFrom.secretKeyRef.key}` : (v.value ?? '');
+  return env;
+}
+
+// From /tmp/prompts/contract.md: ports, probes and the environment each service reads.
+const CONTRACT = {
+  [name('gateway')]: {
+    component: 'ingest-gateway',
+    ports: { http: 8080, metrics: 9464 },
+    readiness: { httpGet: { path: '/readyz', port: 'http' } },
+    liveness: { httpGet: { path: '/healthz', port: 'http' } },
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+  },
+  [name('registry')]: {
+    component: 'registry-service',
+    ports: { grpc: 50051, metrics: 9465 },
+    readiness: { grpc: { port: 50051, service: '' } },
+    liveness: { grpc: { port: 50051, service: 'liveness' } },
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'DATA_DIR'],
+  },
+  [name('media')]: {
+    component: 'media-service',
+    ports: { grpc: 50052, metrics: 9466 },
+    readiness: { grpc: { port: 50052, service: '' } },
+    liveness: { grpc: { port: 50052, service: 'liveness' } },
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION', 'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'PUBLIC_BASE_URL', 'PLATFORM_SEGMENT', 'DATA_DIR'],
+  },
+} as const;
+
+describe.each([
+  ['ci/default-values.yaml', minimal.objects],
+  ['ci/full-values.yaml', full.objects],
+])('rendered with %s', (_, objects) => {
+  it('renders the expected objects, and each validates against its Kubernetes API schema', () => {
+    expect(apiSchemaProblems(objects)).toEqual([]);
+    for (const [kind, suffix] of [['Deployment', 'gateway'], ['Deployment', 'registry'], ['Deployment', 'media'], ['Service', 'registry-headless'], ['Service', 'media-headless'], ['Job', 'migrations']]) {
+      expect(() => findObject(objects, kind as string, name(suffix as string))).not.toThrow();
+    }
+    const ids = objects.map((o) => `${o.kind}/${o.metadata.name}`);
+    expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('labels every object (and pod template) with app.kubernetes.io/* and helm.sh/chart', () => {
+    const components = new Set(['ingest-gateway', 'registry-service', 'media-service', 'migrations']);
+    for (const o of objects) {
+      const sets = [o.metadata.labels ?? {}, ...(o.kind === 'Deployment' || o.kind === 'Job' ? [podLabelsOf(o)] : [])];
+      for (const labels of sets) {
+        expect(labels, `${o.kind}/${o.metadata.name}`).toMatchObject({
+          'app.kubernetes.io/name': 'dynamic-events',
+          'app.kubernetes.io/instance': 'test',
+          'app.kubernetes.io/part-of': 'dynamic-events',
+          'app.kubernetes.io/version': '0.1.0',
+          'app.kubernetes.io/managed-by': 'Helm',
+          'helm.sh/chart': 'dynamic-events-0.1.0',
+        });
+        if (o.kind !== 'ServiceAccount') expect(components, `${o.kind}/${o.metadata.name}`).toContain(labels['app.kubernetes.io/component']);
+      }
+    }
+  });
+
+  it('runs every container restricted: non-root, read-only root with /tmp as an emptyDir, no escalation, no capabilities, RuntimeDefault seccomp, resources, no API token', () => {
+    for (const workload of workloads(objects)) {
+      const pod = podOf(workload);
+      const id = `${workload.kind}/${workload.metadata.name}`;
+      expect(pod.securityContext, id).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } });
+      expect(pod.automountServiceAccountToken, id).toBe(false);
+      expect(pod.volumes, id).toContainEqual({ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } });
+      for (const c of pod.containers) {
+        expect(c.securityContext, id).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
+        expect(c.volumeMounts, id).toContainEqual({ name: 'tmp', mountPath: '/tmp' });
+        for (const kind of ['requests', 'limits'] as const) expect(Object.keys(c.resources?.[kind] ?? {}).sort(), `${id} ${kind}`).toEqual(['cpu', 'memory']);
+      }
+    }
+  });
+
+  it.each(Object.entries(CONTRACT))('%s: ports, probes and environment follow the contract', (deployment, contract) => {
+    const d = findObject(objects, 'Deployment', deployment);
+    const [c] = podOf(d).containers;
+    if (!c) throw new Error('no container');
+    expect(podLabelsOf(d)['app.kubernetes.io/component']).toBe(contract.component);
+    expect(Object.fromEntries((c.ports ?? []).map((p) => [p.name, p.containerPort]))).toEqual(contract.ports);
+    expect(c.readinessProbe).toMatchObject(contract.readiness);
+    expect(c.livenessProbe).toMatchObject(contract.liveness);
+    expect(c.startupProbe).toBeDefined();
+    const env = envOf(objects, c);
+    expect(Object.keys(env).filter((k) => !(contract.env as readonly string[]).includes(k))).toEqual([]);
+    // Numbers reach the services as plain digits (Helm would print a float64 as 1.6777216e+07).
+    for (const [k, v] of Object.entries(env)) if (/_(MS|BYTES|PIXELS|PORT|SIZE)$/.test(k)) expect(v, k).toMatch(/^\d+$/);
+    expect(Number(env.METRICS_PORT)).toBe(contract.ports.metrics);
+    // The grace period outlasts drain + shutdown, or in-flight calls would be killed.
+    expect((podOf(d).terminationGracePeriodSeconds ?? 0) * 1000).toBeGreaterThan(Number(env.DRAIN_DELAY_MS) + Number(env.SHUTDOWN_TIMEOUT_MS));
+    expect(Number(env.DRAIN_DELAY_MS)).toBe(5000);
+    // Pods roll when their settings change.
+    expect(Object.keys((d.spec as { template: { metadata: { annotations: JsonObject } } }).template.metadata.annotations)).toEqual(expect.arrayContaining(['checksum/config', 'checksum/secret']));
+  });
+
+  it('gateway dials registry and media through their headless Services with dns:///, on the grpc container ports', () => {
+    const gateway = podOf(findObject(objects, 'Deployment', name('gateway'))).containers[0] as Container;
+    const env = envOf(objects, gateway);
+    for (const [variable, suffix, port] of [['REGISTRY_ADDR', 'registry', 50051], ['MEDIA_ADDR', 'media', 50052]] as const) {
+      expect(env[variable]).toBe(`dns:///${name(`${suffix}-headless`)}:${port}`);
+      const headless = findObject(objects, 'Service', name(`${suffix}-headless`)).spec as { clusterIP: string; selector: JsonObject; ports: JsonObject[] };
+      expect(headless.clusterIP).toBe('None');
+      expect(headless.ports).toEqual([expect.objectContaining({ name: 'grpc', port, targetPort: 'grpc' })]);
+      expect(podLabelsOf(findObject(objects, 'Deployment', name(suffix)))).toMatchObject(headless.selector);
+    }
+  });
+
+  it('every Service targets container ports that exist, and selects the pods of its component', () => {
+    for (const service of objects.filter((o) => o.kind === 'Service')) {
+      const spec = service.spec as { selector: Record<string, string>; ports: { targetPort: string }[] };
+      const owners = workloads(objects).filter((w) => w.kind === 'Deployment' && Object.entries(spec.selector).every(([k, v]) => podLabelsOf(w)[k] === v));
+      expect(owners.map((w) => w.metadata.name), service.metadata.name).toHaveLength(1);
+      const ports = (podOf(owners[0] as K8sManifest).containers[0]?.ports ?? []).map((p) => p.name);
+      for (const p of spec.ports) expect(ports, service.metadata.name).toContain(p.targetPort);
+    }
+  });
+
+  it('every secretKeyRef names a Secret the chart renders with that key, or a Secret named in the values', () => {
+    const external = new Set(['dynamic-events-database', 'dynamic-events-redis', 'dynamic-events-s3', 'dynamic-events-token']);
+    for (const workload of workloads(objects)) {
+      for (const v of podOf(workload).containers.flatMap((c) => c.env ?? [])) {
+        const ref = v.valueFrom?.secretKeyRef;
+        if (!ref || external.has(ref.name)) continue;
+        const secret = findObject(objects, 'Secret', ref.name);
+        expect(Object.keys(secret.data as JsonObject), `${workload.metadata.name} ${v.name}`).toContain(ref.key);
+        // A hook Job runs before the release's ordinary objects exist: its Secret must be a hook created before it.
+        const hook = (o: K8sManifest): string | undefined => o.metadata.annotations?.['helm.sh/hook'];
+        const weight = (o: K8sManifest): number => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
+        if (hook(workload)) {
+          expect(hook(secret)).toBe(hook(workload));
+          expect(weight(secret)).toBeLessThan(weight(workload));
+        } else expect(hook(secret)).toBeUndefined();
+      }
+    }
+  });
+});
+
+describe('migration Job', () => {
+  const job = findObject(minimal.objects, 'Job', name('migrations'));
+  const pod = podOf(job);
+
+  it('is a pre-install,pre-upgrade hook that replaces a previous run and is deleted when it succeeds', () => {
+    expect(job.metadata.annotations).toMatchObject({
+      'helm.sh/hook': 'pre-install,pre-upgrade',
+      'helm.sh/hook-weight': '0',
+      'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
+    });
+    expect(job.spec).toMatchObject({ backoffLimit: 3, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600 });
+    expect(pod.restartPolicy).toBe('Never');
+  });
+
+  it('runs the registry image with --migrate-only, without probes, and not as the chart ServiceAccount (created after pre-install hooks)', () => {
+    const [c] = pod.containers;
+    expect(c?.image).toBe('dynamic-events/registry-service:0.1.0');
+    expect(c?.args).toEqual(['node', 'registry-service/dist/main.js', '--migrate-only']);
+    expect(c?.readinessProbe).toBeUndefined();
+    expect(c?.livenessProbe).toBeUndefined();
+    expect(pod.serviceAccountName).toBeUndefined();
+    expect(envOf(minimal.objects, c as Container).DATABASE_URL).toBe(`secret:${name('migrations')}/database-url`);
+  });
+
+  it('owns migrations: the registry starts with MIGRATIONS=skip', () => {
+    const registry = podOf(findObject(minimal.objects, 'Deployment', name('registry'))).containers[0] as Container;
+    expect(envOf(minimal.objects, registry).MIGRATIONS).toBe('skip');
+  });
+
+  it('with an existing database Secret, reads it and no hook Secret is rendered', () => {
+    expect(full.objects.some((o) => o.kind === 'Secret' && o.metadata.name === name('migrations'))).toBe(false);
+    const c = podOf(findObject(full.objects, 'Job', name('migrations'))).containers[0] as Container;
+    expect(envOf(full.objects, c).DATABASE_URL).toBe('secret:dynamic-events-database/database-url');
+  });
+});

@@ -1,0 +1,156 @@
+// The chart's values contract: values.yaml, values.schema.json and the README's values table agree,
+// every value is commented, and the schema rejects typos and bad values the way `helm install`
+// would (Helm validates the merged values against values.schema.json before rendering).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Ajv, type ErrorObject } from 'ajv';
+import { describe, expect, it } from 'vitest';
+import { isMap, isScalar, parse, parseDocument, type YAMLMap } from 'yaml';
+import { CHART_DIR, chartSchema, chartValues, childSchema, isFreeFormMap, type JsonObject, mergeValues, readChartFile, resolveRef, schemaAt, valuePaths, valuesTable } from '../support/helm.js';
+
+const schema = chartSchema();
+const values = chartValues();
+// Helm's validator is draft-07 (gojsonschema); Ajv's default class is draft-07 too. strict mode
+// also rejects a schema keyword Ajv does not know (a typo in the schema itself).
+const validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(schema);
+
+const problems = (errors: ErrorObject[] | null | undefined): string[] =>
+  (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${e.keyword === 'additionalProperties' ? JSON.stringify(e.params) : ''}`.trim());
+const ciValues = (name: string): JsonObject => parse(readChartFile(`ci/${name}`)) as JsonObject;
+
+describe('values.schema.json', () => {
+  it('accepts values.yaml and every ci/*-values.yaml merged over it', () => {
+    expect(validate(values), problems(validate.errors).join('\n')).toBe(true);
+    for (const file of ['default-values.yaml', 'full-values.yaml']) {
+      const merged = mergeValues(values, ciValues(file));
+      expect(validate(merged), `${file}: ${problems(validate.errors).join('\n')}`).toBe(true);
+    }
+  });
+
+  // Each row: overrides, the instance path the error must name, and the keyword that fails.
+  const bad: [string, JsonObject, string, string][] = [
+    ['typo at the top level', { replicaCount: 2 }, '', 'additionalProperties'],
+    ['typo in a component', { gateway: { replicas: 3 } }, '/gateway', 'additionalProperties'],
+    ['typo two levels down', { registry: { autoscaling: { maxReplica: 3 } } }, '/registry/autoscaling', 'additionalProperties'],
+    ['typo in a security context', { containerSecurityContext: { readOnlyRootFileSystem: true } }, '/containerSecurityContext', 'additionalProperties'],
+    ['typo in an extraEnv entry', { media: { extraEnv: [{ name: 'A', valu: 'b' }] } }, '/media/extraEnv/0', 'additionalProperties'],
+    ['wrong type (string for an integer)', { gateway: { replicaCount: 'two' } }, '/gateway/replicaCount', 'type'],
+    ['wrong type (string for a boolean)', { networkPolicy: { enabled: 'yes' } }, '/networkPolicy/enabled', 'type'],
+    ['bad enum (log level)', { logLevel: 'verbose' }, '/logLevel', 'enum'],
+    ['bad enum (service type)', { registry: { service: { type: 'ExternalName' } } }, '/registry/service/type', 'enum'],
+    ['bad enum (pull policy)', { media: { image: { pullPolicy: 'always' } } }, '/media/image/pullPolicy', 'enum'],
+    ['negative replicas', { media: { replicaCount: -1 } }, '/media/replicaCount', 'minimum'],
+    ['PDB with one replica', { gateway: { replicaCount: 1, pdb: { enabled: true } } }, '/gateway/replicaCount', 'minimum'],
+    ['PDB with HPA minReplicas 1', { registry: { autoscaling: { enabled: true, minReplicas: 1 }, pdb: { enabled: true } } }, '/registry/autoscaling/minReplicas', 'minimum'],
+    ['maxUnavailable 0 (blocks every eviction)', { media: { pdb: { maxUnavailable: 0 } } }, '/media/pdb/maxUnavailable', 'minimum'],
+    ['S3 endpoint with a path', { s3: { endpoint: 'http://minio:9000/bucket' } }, '/s3/endpoint', 'pattern'],
+    ['S3 endpoint without credentials', { s3: { endpoint: 'http://minio:9000' } }, '/s3', 'if'],
+    ['database URL of another scheme', { postgres: { url: 'mysql://db/events' } }, '/postgres/url', 'pattern'],
+    ['token with a space', { gateway: { auth: { token: 'two words' } } }, '/gateway/auth/token', 'pattern'],
+    ['platform segment with a slash', { platformSegment: 'a/b' }, '/platformSegment', 'pattern'],
+    ['ingress path without a leading slash', { gateway: { ingress: { hosts: [{ host: 'a.example.com', paths: [{ path: 'api' }] }] } } }, '/gateway/ingress/hosts/0/paths/0/path', 'pattern'],
+    ['resources without limits', { registry: { resources: { limits: null } } }, '/registry/resources', 'required'],
+  ];
+  it.each(bad)('rejects %s, naming the path', (_, overrides, path, keyword) => {
+    expect(validate(mergeValues(values, overrides))).toBe(false);
+    const errors = validate.errors ?? [];
+    expect(
+      errors.some((e) => e.instancePath === path && e.keyword === keyword),
+      `expected ${keyword} at "${path}", got:\n${problems(errors).join('\n')}`,
+    ).toBe(true);
+  });
+
+  it('names the unknown key in an additionalProperties error', () => {
+    validate(mergeValues(values, { gateway: { ingress: { clasName: 'nginx' } } }));
+    expect(validate.errors).toContainEqual(expect.objectContaining({ instancePath: '/gateway/ingress', params: { additionalProperty: 'clasName' } }));
+  });
+
+  it('closes every object with named properties (additionalProperties: false) and describes every property', () => {
+    const open: string[] = [];
+    const undescribed: string[] = [];
+    const visit = (node: unknown, where: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${where}/${i}`));
+      if (!isMapLike(node)) return;
+      const object = node as JsonObject;
+      if (isMapLike(object.properties)) {
+        if (object.additionalProperties !== false) open.push(where);
+        for (const [key, property] of Object.entries(object.properties as JsonObject)) {
+          if (typeof (property as JsonObject).description !== 'string') undescribed.push(`${where}/properties/${key}`);
+        }
+      }
+      // Conditions (if/then/else, anyOf) constrain objects described elsewhere; they are not objects of their own.
+      for (const [key, child] of Object.entries(object)) if (!CONDITIONS.has(key)) visit(child, `${where}/${key}`);
+    };
+    visit(schema, '#');
+    expect(open).toEqual([]);
+    expect(undescribed).toEqual([]);
+  });
+
+  it('knows every key of values.yaml, and values.yaml sets every setting the chart owns', () => {
+    const unknown = valuePaths(values, schema).filter((path) => !schemaAt(schema, path));
+    expect(unknown.map((p) => p.join('.'))).toEqual([]);
+    // Kubernetes types (security contexts, tolerations, ...) list optional fields values.yaml need not set.
+    const kubernetesTypes = new Set(['podSecurityContext', 'containerSecurityContext', 'labelSelector', 'affinity']);
+    const missing: string[] = [];
+    const walk = (node: JsonObject, value: unknown, path: string[]): void => {
+      const properties = resolveRef(schema, node).properties as JsonObject | undefined;
+      if (!properties || !isMapLike(value)) return;
+      for (const key of Object.keys(properties)) {
+        const ref = String((properties[key] as JsonObject).$ref ?? '').replace('#/definitions/', '');
+        if (!(key in (value as JsonObject))) missing.push([...path, key].join('.'));
+        else if (!kubernetesTypes.has(ref)) walk(childSchema(schema, node, key) as JsonObject, (value as JsonObject)[key], [...path, key]);
+      }
+    };
+    walk(schema, values, []);
+    expect(missing).toEqual([]);
+  });
+});
+
+const CONDITIONS = new Set(['if', 'then', 'else', 'anyOf', 'oneOf', 'allOf', 'not']);
+const isMapLike = (v: unknown): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+describe('values.yaml', () => {
+  it('has a comment on every value (entries of free-form maps such as labels or resources excepted)', () => {
+    const doc = parseDocument(readChartFile('values.yaml'));
+    const uncommented: string[] = [];
+    const walk = (map: YAMLMap, path: string[]): void => {
+      const node = path.length === 0 ? schema : schemaAt(schema, path);
+      if (path.length > 0 && (!node || isFreeFormMap(schema, node))) return;
+      map.items.forEach((pair, index) => {
+        if (!isScalar(pair.key)) throw new Error(`non-scalar key under ${path.join('.')}`);
+        const key = String(pair.key.value);
+        const value = pair.value as { comment?: string | null } | null;
+        // The comment above a map's first key is attached to the map itself by the yaml parser.
+        const commented = Boolean(pair.key.commentBefore || pair.key.comment || value?.comment || (index === 0 && map.commentBefore));
+        if (!commented) uncommented.push([...path, key].join('.'));
+        if (isMap(pair.value)) walk(pair.value as YAMLMap, [...path, key]);
+      });
+    };
+    walk(doc.contents as YAMLMap, []);
+    expect(uncommented).toEqual([]);
+  });
+});
+
+describe('README.md values table', () => {
+  const readmePath = join(CHART_DIR, 'README.md');
+  const start = '<!-- values-table:start -->';
+  const end = '<!-- values-table:end -->';
+
+  it('is the table generated from values.yaml and the schema (UPDATE_HELM_README=1 rewrites it)', () => {
+    const readme = readFileSync(readmePath, 'utf8');
+    const table = valuesTable(values, schema);
+    const block = readme.slice(readme.indexOf(start) + start.length, readme.indexOf(end)).trim();
+    if (process.env.UPDATE_HELM_README === '1' && block !== table) {
+      writeFileSync(readmePath, `${readme.slice(0, readme.indexOf(start) + start.length)}\n${table}\n${readme.slice(readme.indexOf(end))}`);
+      return;
+    }
+    expect(readme.indexOf(start)).toBeGreaterThan(-1);
+    expect(block).toBe(table);
+  });
+
+  it('lists every key of values.yaml', () => {
+    const readme = readFileSync(readmePath, 'utf8');
+    const listed = new Set([...readme.matchAll(/^\| `([^`]+)` \|/gm)].map((m) => m[1]));
+    expect(valuePaths(values, schema).map((p) => p.join('.')).filter((key) => !listed.has(key))).toEqual([]);
+  });
+});
