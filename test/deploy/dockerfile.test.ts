@@ -189,6 +189,8 @@ describe.each(Object.keys(SERVICES) as Service[])('image target %s', (service) =
     expect(files.has(entry), entry).toBe(true);
     expect(existsSync(join(root, entry))).toBe(true);
     expect(files.has('proto/dist/src/index.js')).toBe(true);
+    // "type": "module" makes dist/*.js ESM; proto's "exports" resolves @dynamic-events/proto.
+    for (const manifest of ['package.json', `${service}/package.json`, 'proto/package.json']) expect(files.has(manifest), manifest).toBe(true);
     for (const file of SERVICES[service].runtimeFiles) expect(files.has(file), file).toBe(true);
     expect([...files].filter((f) => /(^|\/)(src|test)\//.test(f) && !f.startsWith('proto/dist/src/'))).toEqual([]);
   });
