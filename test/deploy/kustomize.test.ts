@@ -152,7 +152,7 @@ describe.skipIf(!kubectl).each(['deploy/base', 'deploy/overlays/dev'])('kubectl 
     const names = (container.env ?? []).map((e) => e.name);
     const known = schemaNames(service);
     expect(names.filter((n) => !(SERVICES[service].env as readonly string[]).includes(n)), 'not in the contract').toEqual([]);
-    expect(names.filter((n) => !known.has(n) && !['METRICS_PORT', 'METRICS_HOST', 'DRAIN_DELAY_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'].includes(n)), 'not read by config.ts').toEqual([]);
+    expect(names.filter((n) => !known.has(n)), 'not read by config.ts').toEqual([]);
     for (const { valueFrom } of container.env ?? []) {
       const ref = valueFrom?.configMapKeyRef;
       if (ref) expect(find(objects, 'ConfigMap', ref.name ?? '')?.data, `ConfigMap key ${ref.key}`).toHaveProperty([ref.key]);
