@@ -137,7 +137,10 @@ function parsePipeline(tokens: Token[], pos = { i: 0 }, nested = false): Pipelin
       const inner = parsePipeline(tokens, pos, true);
       const next = tokens[pos.i];
       let path: string[] = [];
-      if (next?.kind === 'field' && next.text !== '.' && !next.spaced) ((path = fieldPath(next.text)), pos.i++);
+      if (next?.kind === 'field' && next.text !== '.' && !next.spaced) {
+        path = fieldPath(next.text);
+        pos.i++;
+      }
       command.push({ type: 'pipe', pipe: inner, path });
     } else if (t.kind === 'string') command.push({ type: 'literal', value: t.text });
     else if (t.kind === 'number') command.push({ type: 'literal', value: /[.eE]/.test(t.text) ? Number(t.text) : new GoInt(Number(t.text)) });
@@ -357,7 +360,10 @@ class Renderer {
         for (const [key, item] of entries) {
           const vars = new Map<string, unknown>();
           if (decl?.names.length === 1) vars.set(decl.names[0] as string, item);
-          if (decl?.names.length === 2) (vars.set(decl.names[0] as string, key), vars.set(decl.names[1] as string, item));
+          if (decl?.names.length === 2) {
+            vars.set(decl.names[0] as string, key);
+            vars.set(decl.names[1] as string, item);
+          }
           out += this.run(node.body, { dot: item, vars: [...inner.vars, vars] });
         }
       } else if (node.type === 'template') out += this.include(node.name, node.pipe ? this.pipeline(node.pipe, scope) : null);
@@ -542,6 +548,12 @@ class Renderer {
   }
 }
 
+/** Renders one template source with `dot` as its data (for tests of the interpreter itself). */
+export function renderString(src: string, dot: unknown): string {
+  const renderer = new Renderer({});
+  return renderer.execute(parseTemplate(src, renderer.defines), dot);
+}
+
 // ---------------------------------------------------------------------------------------------
 // Rendering a chart
 
@@ -576,15 +588,10 @@ export function renderChart(overrides: JsonObject[] = [], options: RenderOptions
     Capabilities: { KubeVersion: { Version: 'v1.30.0' } },
   };
   const renderer = new Renderer(root);
-  const bodies = new Map<string, Node[]>();
-  for (const path of templateFiles()) {
-    const name = `${chart.name}/${path}`;
-    const nodes = parseTemplate(readChartFile(path), renderer.defines);
-    renderer.defines.set(name, nodes); // a file is also a template named by its path (include of a file)
-    bodies.set(path, nodes);
-  }
+  // Every file is parsed first (defines are global), and is itself a template named by its path.
+  for (const path of templateFiles()) renderer.defines.set(`${chart.name}/${path}`, parseTemplate(readChartFile(path), renderer.defines));
   const files = new Map<string, string>();
-  for (const [path, nodes] of bodies) {
+  for (const path of templateFiles()) {
     const base = path.split('/').pop() as string;
     if (base.startsWith('_')) continue;
     const template = { Name: `${chart.name}/${path}`, BasePath: `${chart.name}/templates` };
