@@ -3,6 +3,9 @@
 // (ports, probes, env, labels, security, hooks, service discovery, NetworkPolicy intent).
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
+import { loadConfig as gatewayConfig } from '../../ingest-gateway/src/config.js';
+import { loadConfig as mediaConfig } from '../../media-service/src/config.js';
+import { loadConfig as registryConfig } from '../../registry-service/src/config.js';
 import { apiSchemaProblems, findObject, type JsonObject, type K8sManifest, readChartFile, renderChart } from '../support/helm.js';
 
 const ci = (name: string): JsonObject => parse(readChartFile(`ci/${name}`)) as JsonObject;
@@ -212,5 +215,35 @@ describe('migration Job', () => {
     expect(full.objects.some((o) => o.kind === 'Secret' && o.metadata.name === name('migrations'))).toBe(false);
     const c = podOf(findObject(full.objects, 'Job', name('migrations'))).containers[0] as Container;
     expect(envOf(full.objects, c).DATABASE_URL).toBe('secret:dynamic-events-database/database-url');
+  });
+});
+
+describe('each service accepts the environment the chart gives it (its own loadConfig)', () => {
+  /** The container's environment with every secretKeyRef read from the chart's Secret (ci/default-values.yaml has every credential inline). */
+  const resolved = (deployment: string, kind = 'Deployment'): Record<string, string> => {
+    const container = podOf(findObject(minimal.objects, kind, name(deployment))).containers[0] as Container;
+    return Object.fromEntries(
+      Object.entries(envOf(minimal.objects, container)).map(([k, v]) => {
+        const ref = /^secret:([^/]+)\/(.+)$/.exec(v);
+        if (!ref) return [k, v];
+        const data = findObject(minimal.objects, 'Secret', ref[1] as string).data as Record<string, string>;
+        return [k, Buffer.from(data[ref[2] as string] ?? '', 'base64').toString()];
+      }),
+    );
+  };
+
+  it('gateway, registry and media start with the chart settings, the ports of the contract and real backends', () => {
+    const gateway = gatewayConfig(resolved('gateway'));
+    expect(gateway).toMatchObject({ port: 8080, metricsPort: 9464, drainDelayMs: 5000, shutdownTimeoutMs: 8000, dynamicEventsToken: 'ci-token-0123456789', maxBodyBytes: 16777216 });
+    expect(gateway.registryAddr).toBe(`dns:///${name('registry-headless')}:50051`);
+    const registry = registryConfig(resolved('registry'));
+    expect(registry).toMatchObject({ grpcPort: 50051, migrations: 'skip', databaseUrl: expect.stringMatching(/^postgres:\/\//), redisUrl: expect.stringMatching(/^redis:\/\//) });
+    const media = mediaConfig(resolved('media'));
+    expect(media).toMatchObject({ grpcPort: 50052, metricsPort: 9466, storage: expect.objectContaining({ kind: 's3' }) });
+    expect([media.publicBaseUrl, media.platformSegment, media.maxImageBytes]).toEqual([gateway.publicBaseUrl, gateway.platformSegment, gateway.maxImageBytes]);
+  });
+
+  it('the migration Job gives the registry a database', () => {
+    expect(registryConfig(resolved('migrations', 'Job')).databaseUrl).toMatch(/^postgres:\/\//);
   });
 });
