@@ -1,9 +1,11 @@
 // The chart's options and guards, rendered offline (test/support/helm.ts): the install is refused
 // with a reason when a required setting is missing or a PodDisruptionBudget could never allow an
 // eviction; opt-in objects appear only when enabled; settings changes roll the pods.
+import { readFileSync } from 'node:fs';
+import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { apiSchemaProblems, findObject, type JsonObject, type K8sManifest, readChartFile, renderChart } from '../support/helm.js';
+import { apiSchemaProblems, chartSchema, chartValues, findObject, type JsonObject, type K8sManifest, mergeValues, readChartFile, renderChart } from '../support/helm.js';
 
 const base = parse(readChartFile('ci/default-values.yaml')) as JsonObject;
 const render = (...overrides: JsonObject[]) => renderChart([base, ...overrides]);
@@ -151,5 +153,25 @@ describe('settings', () => {
     const { objects } = renderChart([base], { releaseName: 'a-very-long-release-name-that-goes-on-and-on-and-on-forever' });
     for (const o of objects) expect(o.metadata.name.length, o.metadata.name).toBeLessThanOrEqual(63);
     expect(new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`)).size).toBe(objects.length);
+  });
+});
+
+describe('documented examples', () => {
+  const validate = new Ajv({ allErrors: true, strict: true, allowUnionTypes: true }).compile(chartSchema());
+  const yamlBlocks = (markdown: string): JsonObject[] =>
+    [...markdown.matchAll(/```yaml\n([\s\S]*?)```/g)].map((m) => parse(m[1] as string) as JsonObject).filter((v) => v !== null && typeof v === 'object');
+
+  it.each([
+    ['helm/dynamic-events/README.md', readChartFile('README.md')],
+    ['README.md', readFileSync(new URL('../../README.md', import.meta.url), 'utf8')],
+  ])('the values examples in %s validate against the schema and render', (_, markdown) => {
+    const examples = yamlBlocks(markdown).filter((v) => 'postgres' in v || 'gateway' in v);
+    expect(examples.length).toBeGreaterThan(0);
+    for (const example of examples) {
+      // A snippet that only names existing Secrets completes the first example, as the README says.
+      const full = 's3' in example && (example.s3 as JsonObject).endpoint ? example : mergeValues(examples[0] as JsonObject, example);
+      expect(validate(mergeValues(chartValues(), full)), JSON.stringify(validate.errors)).toBe(true);
+      expect(apiSchemaProblems(renderChart([full]).objects)).toEqual([]);
+    }
   });
 });
