@@ -1,18 +1,6 @@
 import type { Server } from 'node:http';
 import type { Logger } from '@dynamic-events/proto';
 
-/** Listens and resolves with the bound port (0 picks a free one). */
-export function listen(server: Server, port: number, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      const address = server.address();
-      resolve(typeof address === 'object' && address !== null ? address.port : port);
-    });
-  });
-}
-
 /**
  * Idle keep-alive sockets live `timeoutMs`. It must exceed the idle timeout of whatever proxies to us
  * (ingress, cloud load balancer): otherwise we close a socket the proxy is reusing at that instant

@@ -1,10 +1,10 @@
 import { createServer } from 'node:http';
-import { createClientMetricsInterceptor, createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createClientMetricsInterceptor, createLogger, createMetricsServer, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { createRegistryClient } from './clients/registry.js';
 import { loadConfig } from './config.js';
-import { closeGracefully, configureKeepAlive, listen } from './http-server.js';
+import { closeGracefully, configureKeepAlive } from './http-server.js';
 import { createMetrics } from './metrics.js';
 
 /** gRPC envelope headroom on top of the largest image (must match the media server). */
@@ -35,7 +35,7 @@ runMain(bootLogger, async () => {
 
   const server = createServer(app.callback());
   configureKeepAlive(server, config.keepAliveTimeoutMs);
-  const port = await listen(server, config.port, config.host);
+  const port = await listenHttp(server, config.port, config.host);
   logger.info(
     {
       url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,

@@ -6,11 +6,10 @@
 import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, createGrpcServer, media, registry, timestampFromMicros, type AsyncServiceImpl, type CallContext, type GrpcServer } from '@dynamic-events/proto';
+import { AppError, createGrpcServer, listenHttp, media, registry, timestampFromMicros, type AsyncServiceImpl, type CallContext, type GrpcServer } from '@dynamic-events/proto';
 import { createApp } from '../src/app.js';
 import { createMediaClient, MEDIA_SERVICE, type MediaClient } from '../src/clients/media.js';
 import { createRegistryClient, REGISTRY_SERVICE, type RegistryClient } from '../src/clients/registry.js';
-import { listen } from '../src/http-server.js';
 import { createMetrics } from '../src/metrics.js';
 import type { EventInput } from '../src/model.js';
 import { PNG_SIGNATURE, validBody } from './helpers.js';
@@ -260,7 +259,7 @@ describe('the app over the real clients', () => {
       metrics,
     });
     const server = createServer(app.callback());
-    const port = await listen(server, 0, '127.0.0.1');
+    const port = await listenHttp(server, 0, '127.0.0.1');
     try {
       const body = validBody() as { event: { event_data: { event_additional_properties: Record<string, string> } } };
       body.event.event_data.event_additional_properties.base64_image = `data:image/png;base64,${image().toString('base64')}`;

@@ -5,11 +5,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { pino } from 'pino';
-import { AppError, createMetricsServer } from '@dynamic-events/proto';
+import { AppError, createMetricsServer, listenHttp } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
-import { listen } from '../src/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, StoredImage } from '../src/model.js';
 
@@ -241,7 +240,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     probeDeadlineMs: 200,
   };
   const server = createServer(createApp(deps).callback());
-  const port = await listen(server, 0, '127.0.0.1');
+  const port = await listenHttp(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   return {
     url,

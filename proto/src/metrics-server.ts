@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Logger } from 'pino';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
@@ -38,16 +38,7 @@ export function createMetricsServer(logger: Logger, registry = new Registry()): 
 
   return {
     registry,
-    listen(port, host) {
-      return new Promise((resolve, reject) => {
-        server.once('error', reject);
-        server.listen(port, host, () => {
-          server.off('error', reject);
-          const address = server.address();
-          resolve(typeof address === 'object' && address !== null ? address.port : port);
-        });
-      });
-    },
+    listen: (port, host) => listenHttp(server, port, host),
     close() {
       return new Promise((resolve) => {
         server.close(() => resolve());
@@ -57,7 +48,19 @@ export function createMetricsServer(logger: Logger, registry = new Registry()): 
   };
 }
 
-function reply(res: import('node:http').ServerResponse, status: number, type: string, body: string): void {
+/** Listens and resolves with the bound port (0 picks a free one); a bind failure rejects. */
+export function listenHttp(server: Server, port: number, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      const address = server.address();
+      resolve(typeof address === 'object' && address !== null ? address.port : port);
+    });
+  });
+}
+
+function reply(res: ServerResponse, status: number, type: string, body: string): void {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
   res.end(body);
 }

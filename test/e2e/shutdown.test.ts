@@ -124,36 +124,47 @@ async function expectSecondSignalForces(service: ServiceProcess): Promise<void> 
   expect(service.output()).toContain('second signal: forcing exit');
 }
 
+/**
+ * SIGTERM to a gRPC service under a closed loop of `call` (resolves on success, throws on failure):
+ * during the drain its health says NOT_SERVING for `serviceName` but SERVING for liveness, and its
+ * metrics still answer; then the drain must be clean.
+ */
+async function grpcDrain(started: { service: ServiceProcess; addr: string; metrics: string }, serviceName: string, call: () => Promise<unknown>) {
+  const { service, addr, metrics } = started;
+  const load = closedLoop(
+    () => call().then(() => 'OK', grpcOutcome),
+    16,
+    (outcome) => outcome === 'UNAVAILABLE',
+  );
+  const health = createHealthChecker(addr);
+  const run = await sigtermUnderLoad(service, load, async () => {
+    expect(await health.isServing(serviceName, 1000)).toBe(false);
+    expect(await health.isServing(LIVENESS_SERVICE, 1000)).toBe(true);
+    expect((await fetch(metrics)).status).toBe(200);
+  });
+  health.close();
+  expectCleanDrain(run, (o) => o === 'UNAVAILABLE', service.output());
+}
+
 describe('registry-service', () => {
   it('drains on SIGTERM under load: NOT_SERVING first, every accepted call committed, exit 0', async () => {
-    const { service, addr, metrics } = await startRegistry();
-    const client = createGrpcClient(registry.RegistryServiceClient, addr);
+    const registryService = await startRegistry();
+    const client = createGrpcClient(registry.RegistryServiceClient, registryService.addr);
     let n = 0;
     const okIds: string[] = [];
-    const load = closedLoop(
-      async () => {
-        const i = n++;
-        const event = { source: { deviceName: 'drain-cam', objectId: `o-${i % 40}`, objectDomain: 'acme.drain', objectName: 'o', objectType: 't' }, eventType: { eventType: 'tick', displayName: 'Tick', displayDescription: 'A tick' }, additionalProperties: [], images: [], videoClips: [] };
-        try {
-          const res = await callUnary(client.recordEvent.bind(client), { event }, { deadlineMs: 10_000 });
-          okIds.push(res.event!.id);
-          return 'OK';
-        } catch (err) {
-          return grpcOutcome(err);
-        }
-      },
-      16,
-      (outcome) => outcome === 'UNAVAILABLE',
-    );
-    const health = createHealthChecker(addr);
-    const run = await sigtermUnderLoad(service, load, async () => {
-      expect(await health.isServing(REGISTRY, 1000)).toBe(false);
-      expect(await health.isServing(LIVENESS_SERVICE, 1000)).toBe(true);
-      expect((await fetch(metrics)).status).toBe(200);
+    await grpcDrain(registryService, REGISTRY, async () => {
+      const i = n++;
+      const event = {
+        source: { deviceName: 'drain-cam', objectId: `o-${i % 40}`, objectDomain: 'acme.drain', objectName: 'o', objectType: 't' },
+        eventType: { eventType: 'tick', displayName: 'Tick', displayDescription: 'A tick' },
+        additionalProperties: [],
+        images: [],
+        videoClips: [],
+      };
+      const res = await callUnary(client.recordEvent.bind(client), { event }, { deadlineMs: 10_000 });
+      okIds.push(res.event!.id);
     });
-    health.close();
     client.close();
-    expectCleanDrain(run, (o) => o === 'UNAVAILABLE', service.output());
     const pool = new pg.Pool({ connectionString: db.url });
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE id = ANY($1::uuid[])', [okIds]);
     const total = await pool.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE domain = 'acme.drain'");
@@ -170,30 +181,11 @@ describe('registry-service', () => {
 });
 
 describe('media-service', () => {
-  it('drains on SIGTERM under load: NOT_SERVING first, every accepted image stored, exit 0', async () => {
-    const { service, addr, metrics } = await startMedia();
-    const client = createGrpcClient(media.MediaServiceClient, addr);
-    const load = closedLoop(
-      async () => {
-        try {
-          await callUnary(client.storeImage.bind(client), { data: samples.png.bytes }, { deadlineMs: 10_000 });
-          return 'OK';
-        } catch (err) {
-          return grpcOutcome(err);
-        }
-      },
-      16,
-      (outcome) => outcome === 'UNAVAILABLE',
-    );
-    const health = createHealthChecker(addr);
-    const run = await sigtermUnderLoad(service, load, async () => {
-      expect(await health.isServing(MEDIA, 1000)).toBe(false);
-      expect(await health.isServing(LIVENESS_SERVICE, 1000)).toBe(true);
-      expect((await fetch(metrics)).status).toBe(200);
-    });
-    health.close();
+  it('drains on SIGTERM under load: NOT_SERVING first, every accepted StoreImage answered OK, exit 0', async () => {
+    const mediaService = await startMedia();
+    const client = createGrpcClient(media.MediaServiceClient, mediaService.addr);
+    await grpcDrain(mediaService, MEDIA, () => callUnary(client.storeImage.bind(client), { data: samples.png.bytes }, { deadlineMs: 10_000 }));
     client.close();
-    expectCleanDrain(run, (o) => o === 'UNAVAILABLE', service.output());
   });
 
   it('exits 1 at once on a second signal', async () => {
