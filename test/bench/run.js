@@ -93,9 +93,21 @@ baseline.kill('SIGTERM');
 const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
 chmodSync(dataDir, 0o755);
 const [port, registryPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
+const metricsPorts = [await freePort(), await freePort(), await freePort()];
 const stack = spawn(process.execPath, ['deploy/local/start.js'], {
   cwd: root,
-  env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', REGISTRY_GRPC_PORT: String(registryPort), MEDIA_GRPC_PORT: String(mediaPort), DATA_DIR: dataDir, LOG_LEVEL: 'warn' },
+  env: {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    REGISTRY_GRPC_PORT: String(registryPort),
+    MEDIA_GRPC_PORT: String(mediaPort),
+    GATEWAY_METRICS_PORT: String(metricsPorts[0]),
+    REGISTRY_METRICS_PORT: String(metricsPorts[1]),
+    MEDIA_METRICS_PORT: String(metricsPorts[2]),
+    DATA_DIR: dataDir,
+    LOG_LEVEL: 'warn',
+  },
   stdio: ['ignore', 'inherit', 'inherit'],
 });
 try {
