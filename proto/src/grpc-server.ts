@@ -101,11 +101,11 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   function finish(service: string, method: string, started: bigint, err: unknown, requestId: string): void {
     const durationMs = Number(process.hrtime.bigint() - started) / 1e6;
     if (err === undefined) {
-      logger.debug({ requestId, service, method, code: 'OK', durationMs }, 'grpc call');
+      logger.debug({ requestId, grpcService: service, method, code: 'OK', durationMs }, 'grpc call');
       return;
     }
     const appError = toAppError(err);
-    const log = { requestId, service, method, code: statusName(toStatusObject(err).code ?? 2), durationMs, err: appError.cause ?? appError };
+    const log = { requestId, grpcService: service, method, code: statusName(toStatusObject(err).code ?? 2), durationMs, err: appError.cause ?? appError };
     if (appError.code === 'INTERNAL') logger.error(log, 'grpc call failed');
     else logger.debug(log, 'grpc call rejected');
   }

@@ -1,6 +1,7 @@
 /**
- * /metrics of every service after real traffic through the all-in-one stack: the families the
- * operations issue names exist, count what happened, and never carry a device name or id.
+ * Metrics and logs of every service after real traffic through the all-in-one stack: the metric
+ * families the operations issue names exist, count what happened and never carry a device name or
+ * id; one request id ties the log lines of all three services together; secrets never reach a log.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
@@ -16,6 +17,7 @@ const AUTH = { Authorization: `Bearer ${TOKEN}` };
 const REGISTRY = 'dynamic_events.registry.v1.RegistryService';
 const MEDIA = 'dynamic_events.media.v1.MediaService';
 const DEVICE = 'metrics-device-7f3a';
+const TRACE_ID = 'trace-5d1c-from-caller';
 
 let stack: Stack;
 let dir: ReturnType<typeof tempDir>;
@@ -24,13 +26,15 @@ const raw: string[] = [];
 
 beforeAll(async () => {
   dir = tempDir('e2e-metrics');
-  stack = await startStack({ dataDir: dir.path, env: { DYNAMIC_EVENTS_TOKEN: TOKEN } });
+  // debug: registry and media log every call (successes included) only at that level.
+  stack = await startStack({ dataDir: dir.path, env: { DYNAMIC_EVENTS_TOKEN: TOKEN, LOG_LEVEL: 'debug' } });
   const url = `${stack.api}/dynamic-events`;
   // Two events for one new device/object/type (created, then reused), one with an image, and refusals.
   const first = await postJson(url, exampleEvent({ device: DEVICE, objectId: 'obj-9c1e' }), AUTH);
   const withImage = exampleEvent({ device: DEVICE, objectId: 'obj-9c1e' });
   (withImage.event.event_data.event_additional_properties as Record<string, string>).base64_image = images.png.bytes.toString('base64');
-  const second = await postJson(url, withImage, AUTH);
+  const second = await postJson(url, withImage, { ...AUTH, 'X-Request-Id': TRACE_ID });
+  expect(second.headers.get('x-request-id')).toBe(TRACE_ID);
   const svg = exampleEvent({ device: DEVICE });
   (svg.event.event_data.event_additional_properties as Record<string, string>).base64_image = Buffer.from('<svg/>').toString('base64');
   const refusedImage = await postJson(url, svg, AUTH);
@@ -144,5 +148,39 @@ describe('every service', () => {
       .map((line) => JSON.parse(line) as { metrics?: Record<string, string> });
     expect(started).toHaveLength(1);
     expect(started[0]!.metrics).toEqual(stack.metrics);
+  });
+});
+
+describe('logs', () => {
+  const lines = () =>
+    stack
+      .output()
+      .split('\n')
+      .filter((line) => line.startsWith('{'))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+
+  it('carry the caller\'s X-Request-Id through gateway, media and registry', () => {
+    const traced = lines().filter((l) => l.requestId === TRACE_ID);
+    expect(traced.find((l) => l.service === 'ingest-gateway' && l.msg === 'request')).toMatchObject({
+      method: 'POST',
+      route: '/api/platform/dh/dynamic-events',
+      status: 200,
+      durationMs: expect.any(Number),
+      level: 'info',
+    });
+    expect(traced.find((l) => l.service === 'media-service')).toMatchObject({ grpcService: MEDIA, method: 'StoreImage', code: 'OK', durationMs: expect.any(Number) });
+    expect(traced.find((l) => l.service === 'registry-service')).toMatchObject({ grpcService: REGISTRY, method: 'RecordEvent', code: 'OK', durationMs: expect.any(Number) });
+  });
+
+  it('give every request an id, even without one from the caller', () => {
+    const requests = lines().filter((l) => l.service === 'ingest-gateway' && l.msg === 'request' && l.route === '/api/platform/dh/dynamic-events');
+    expect(requests).toHaveLength(5);
+    for (const line of requests) expect(line.requestId).toEqual(expect.any(String));
+    expect(new Set(requests.map((l) => l.requestId)).size).toBe(5);
+  });
+
+  it('never contain the token or image bytes', () => {
+    expect(stack.output()).not.toContain(TOKEN);
+    expect(stack.output()).not.toContain(images.png.bytes.toString('base64').slice(0, 40));
   });
 });
