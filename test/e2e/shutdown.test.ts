@@ -39,12 +39,24 @@ function grpcOutcome(err: unknown): string {
   return typeof cause?.code === 'number' ? statusName(cause.code) : `threw ${String(err)}`;
 }
 
-async function startRegistry(drainMs = DRAIN_MS): Promise<{ service: ServiceProcess; addr: string; metrics: string }> {
+interface StartedGrpcService {
+  service: ServiceProcess;
+  addr: string;
+  metrics: string;
+}
+
+/** Starts registry or media alone on free loopback ports and waits until its health says SERVING. */
+async function startGrpcService(
+  workspace: 'registry-service' | 'media-service',
+  healthName: string,
+  env: Record<string, string>,
+  drainMs: number,
+): Promise<StartedGrpcService> {
   const [port, metricsPort] = [await freePort(), await freePort()];
-  const service = spawnService('registry-service', {
-    DATABASE_URL: db.url,
+  const service = spawnService(workspace, {
+    ...env,
     GRPC_HOST: '127.0.0.1',
-    REGISTRY_GRPC_PORT: String(port),
+    [workspace === 'registry-service' ? 'REGISTRY_GRPC_PORT' : 'MEDIA_GRPC_PORT']: String(port),
     METRICS_HOST: '127.0.0.1',
     METRICS_PORT: String(metricsPort),
     DRAIN_DELAY_MS: String(drainMs),
@@ -52,28 +64,13 @@ async function startRegistry(drainMs = DRAIN_MS): Promise<{ service: ServiceProc
   });
   const addr = `127.0.0.1:${port}`;
   const health = createHealthChecker(addr);
-  await waitFor('registry SERVING', () => health.isServing(REGISTRY, 500), 30_000, service);
+  await waitFor(`${workspace} SERVING`, () => health.isServing(healthName, 500), 30_000, service);
   health.close();
   return { service, addr, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
 }
 
-async function startMedia(drainMs = DRAIN_MS): Promise<{ service: ServiceProcess; addr: string; metrics: string }> {
-  const [port, metricsPort] = [await freePort(), await freePort()];
-  const service = spawnService('media-service', {
-    DATA_DIR: dir.path,
-    GRPC_HOST: '127.0.0.1',
-    MEDIA_GRPC_PORT: String(port),
-    METRICS_HOST: '127.0.0.1',
-    METRICS_PORT: String(metricsPort),
-    DRAIN_DELAY_MS: String(drainMs),
-    SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_TIMEOUT_MS),
-  });
-  const addr = `127.0.0.1:${port}`;
-  const health = createHealthChecker(addr);
-  await waitFor('media SERVING', () => health.isServing(MEDIA, 500), 30_000, service);
-  health.close();
-  return { service, addr, metrics: `http://127.0.0.1:${metricsPort}/metrics` };
-}
+const startRegistry = (drainMs = DRAIN_MS) => startGrpcService('registry-service', REGISTRY, { DATABASE_URL: db.url }, drainMs);
+const startMedia = (drainMs = DRAIN_MS) => startGrpcService('media-service', MEDIA, { DATA_DIR: dir.path }, drainMs);
 
 /**
  * Runs load, sends SIGTERM after `warmupMs`, checks readiness during the drain, and returns the
@@ -129,7 +126,7 @@ async function expectSecondSignalForces(service: ServiceProcess): Promise<void> 
  * during the drain its health says NOT_SERVING for `serviceName` but SERVING for liveness, and its
  * metrics still answer; then the drain must be clean.
  */
-async function grpcDrain(started: { service: ServiceProcess; addr: string; metrics: string }, serviceName: string, call: () => Promise<unknown>) {
+async function grpcDrain(started: StartedGrpcService, serviceName: string, call: () => Promise<unknown>) {
   const { service, addr, metrics } = started;
   const load = closedLoop(
     () => call().then(() => 'OK', grpcOutcome),
