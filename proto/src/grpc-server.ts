@@ -37,12 +37,17 @@ export type AsyncServiceImpl<S> = {
  */
 export const LIVENESS_SERVICE = 'liveness';
 
+/** How long a client connection may live before the server asks the client to reconnect (grpc-js adds ±10% jitter). */
+export const MAX_CONNECTION_AGE_MS = 60_000;
+
 export interface GrpcServerOptions {
   logger: Logger;
   /** Largest message accepted or sent (grpc-js defaults to 4 MiB receive). */
   maxMessageBytes?: number;
   /** Where the grpc_server_* metrics (go-grpc-prometheus family) are registered; omitted: not measured. */
   metricsRegistry?: Registry;
+  /** Defaults to MAX_CONNECTION_AGE_MS; tests shorten it. */
+  maxConnectionAgeMs?: number;
 }
 
 /** A grpc-js server with health checking, error mapping, request ids and graceful shutdown. */
@@ -85,6 +90,10 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     // grpc-js asks for SO_REUSEPORT by default; on runtimes that honour it (Node >= 22.12) a second
     // instance on a busy port would bind silently and share traffic. Fail loudly instead.
     'grpc.so_reuseport': 0,
+    // Clients learn about new replicas only when they re-resolve DNS, which grpc-js does when a
+    // connection ends. Ending each connection after a minute (GOAWAY; calls in flight continue)
+    // lets callers of a headless Service spread onto pods added by a scale-out or a rollout.
+    'grpc.max_connection_age_ms': options.maxConnectionAgeMs ?? MAX_CONNECTION_AGE_MS,
     ...(options.metricsRegistry ? { interceptors: [createServerMetricsInterceptor(options.metricsRegistry)] } : {}),
   });
   const serviceNames: string[] = [''];

@@ -1,0 +1,39 @@
+import { describe, expect, it } from 'vitest';
+import { pino } from 'pino';
+import { callUnary, createGrpcClient, createGrpcServer, media } from '../src/index.js';
+
+/**
+ * Why it matters: a client of a headless Service only discovers pods added by a scale-out when it
+ * reconnects. The server ends every connection after its max age, so clients keep spreading out.
+ */
+describe('connection age', () => {
+  it('makes a long-lived client reconnect, with no call failing on the way', async () => {
+    const server = createGrpcServer({ logger: pino({ level: 'silent' }), maxConnectionAgeMs: 300 });
+    const peers = new Set<string>();
+    // Registered raw (not through addService's wrapper) to see each call's peer address.
+    server.server.addService(media.MediaServiceService, {
+      storeImage: (call: { getPeer(): string }, callback: (err: null, res: media.StoreImageResponse) => void) => {
+        peers.add(call.getPeer());
+        callback(null, { key: 'k', url: 'u', contentType: 'image/png', sizeBytes: '1', width: 1, height: 1, created: true });
+      },
+      getImage: () => undefined,
+    });
+    const port = await server.listen('127.0.0.1:0');
+    const client = createGrpcClient(media.MediaServiceClient, `127.0.0.1:${port}`);
+    try {
+      const deadline = Date.now() + 1500;
+      let calls = 0;
+      while (Date.now() < deadline) {
+        await callUnary(client.storeImage.bind(client), { data: Buffer.from('x') }, { deadlineMs: 2000 });
+        calls++;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+      expect(calls).toBeGreaterThan(20);
+      // One connection per ~300 ms of age: several distinct client ports over 1.5 s.
+      expect(peers.size).toBeGreaterThanOrEqual(3);
+    } finally {
+      client.close();
+      await server.shutdown(1000);
+    }
+  });
+});
