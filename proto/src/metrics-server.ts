@@ -26,14 +26,14 @@ export function createMetricsServer(logger: Logger, registry = new Registry()): 
       return reply(res, 405, 'application/json', JSON.stringify({ error: `method ${req.method} not allowed on /metrics: use GET` }));
     }
     registry.metrics().then(
-      (text) => reply(res, 200, registry.contentType, req.method === 'HEAD' ? '' : text),
+      (text) => reply(res, 200, registry.contentType, text, req.method === 'HEAD'),
       (err: unknown) => {
         logger.error({ err }, 'collecting metrics failed');
         reply(res, 500, 'application/json', JSON.stringify({ error: 'internal error' }));
       },
     );
   });
-  // Scrapers keep connections open between scrapes; none of them may hold shutdown up.
+  // Prometheus scrapes every 15-60 s: keep its connection across scrapes (close() cuts it anyway).
   server.keepAliveTimeout = 65_000;
 
   return {
@@ -60,7 +60,8 @@ export function listenHttp(server: Server, port: number, host: string): Promise<
   });
 }
 
-function reply(res: ServerResponse, status: number, type: string, body: string): void {
+/** HEAD gets the headers GET would (Content-Length included) and no body. */
+function reply(res: ServerResponse, status: number, type: string, body: string, head = false): void {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
-  res.end(body);
+  res.end(head ? undefined : body);
 }

@@ -115,6 +115,9 @@ describe('metrics server', () => {
     const text = await res.text();
     expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
+    const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);
   });
 
   it('answers JSON errors elsewhere', async () => {
