@@ -67,6 +67,12 @@ function start(name, dir) {
 }
 
 /** Polls `check` until it passes; throws after `timeoutMs` unless a stop began meanwhile. */
+/** A URL on this machine for a server bound to `host` (unset or a wildcard address: loopback). */
+function localUrl(host, port, path) {
+  const reachable = !host || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
+  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}${path}`;
+}
+
 async function waitUntil(what, check, timeoutMs) {
   const deadline = Date.now() + timeoutMs;
   while (!stopping && Date.now() < deadline) {
@@ -136,12 +142,10 @@ try {
 if (!stopping) {
   start('gateway', 'ingest-gateway');
   // Announce only once the gateway answers: the README tells people to send requests at this line.
-  const host = !env.HOST || env.HOST === '0.0.0.0' || env.HOST === '::' ? '127.0.0.1' : env.HOST;
-  const probe = `http://${host.includes(':') ? `[${host}]` : host}:${gatewayPort}/healthz`;
+  const probe = localUrl(env.HOST, gatewayPort, '/healthz');
   try {
     await waitUntil(`gateway did not answer ${probe}`, () => fetch(probe).then((res) => res.ok, () => false), 30_000);
-    const metricsOrigin = `http://${metricsHost === '0.0.0.0' ? '127.0.0.1' : metricsHost.includes(':') ? `[${metricsHost}]` : metricsHost}`;
-    const metrics = Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, `${metricsOrigin}:${port}/metrics`]));
+    const metrics = Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, localUrl(metricsHost, port, '/metrics')]));
     log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events`, metrics }, 'all services started');
   } catch (err) {
     log.error({ err }, 'start-up failed');
