@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
-import { apiSchemaProblems, chartSchema, chartValues, findObject, type JsonObject, type K8sManifest, mergeValues, readChartFile, renderChart } from '../support/helm.js';
+import { chartSchema, chartValues, findObject, type JsonObject, type K8sManifest, mergeValues, readChartFile, renderChart } from '../support/helm.js';
+import { validateObjects } from '../support/k8s.js';
 
 const base = parse(readChartFile('ci/default-values.yaml')) as JsonObject;
 const render = (...overrides: JsonObject[]) => renderChart([base, ...overrides]);
@@ -48,7 +49,7 @@ describe('opt-in objects', () => {
 
   it('NetworkPolicies admit only each service’s callers, selecting the pods the Deployments label', () => {
     const { objects } = render({ networkPolicy: { enabled: true } });
-    expect(apiSchemaProblems(objects)).toEqual([]);
+    expect(validateObjects(objects)).toEqual([]);
     const podLabels = (d: string) => (findObject(objects, 'Deployment', name(d)).spec as { template: { metadata: { labels: JsonObject } } }).template.metadata.labels;
     type Rule = { from: { podSelector?: { matchLabels: JsonObject }; namespaceSelector?: JsonObject }[]; ports: { port: string }[] };
     const rules = (target: string): Rule[] => {
@@ -90,7 +91,7 @@ describe('opt-in objects', () => {
 describe('Ingress and public URLs', () => {
   it('routes /api/<platformSegment> (the API and the stored images) to the gateway http port, and derives publicBaseUrl from a TLS host', () => {
     const { objects } = render({ publicBaseUrl: null, platformSegment: 'acme', gateway: { ingress: { enabled: true, className: 'nginx', hosts: [{ host: 'events.acme.io' }], tls: [{ secretName: 'tls', hosts: ['events.acme.io'] }] } } });
-    expect(apiSchemaProblems(objects)).toEqual([]);
+    expect(validateObjects(objects)).toEqual([]);
     const spec = findObject(objects, 'Ingress', name('gateway')).spec as JsonObject;
     expect(spec.ingressClassName).toBe('nginx');
     expect(spec.rules).toEqual([{ host: 'events.acme.io', http: { paths: [{ path: '/api/acme', pathType: 'Prefix', backend: { service: { name: name('gateway'), port: { name: 'http' } } } }] } }]);
@@ -171,7 +172,7 @@ describe('documented examples', () => {
       // A snippet that only names existing Secrets completes the first example, as the README says.
       const full = 's3' in example && (example.s3 as JsonObject).endpoint ? example : mergeValues(examples[0] as JsonObject, example);
       expect(validate(mergeValues(chartValues(), full)), JSON.stringify(validate.errors)).toBe(true);
-      expect(apiSchemaProblems(renderChart([full]).objects)).toEqual([]);
+      expect(validateObjects(renderChart([full]).objects)).toEqual([]);
     }
   });
 });

@@ -8,9 +8,8 @@
 // when a helm binary is on PATH).
 //
 // The code lives in ./helm/: go-values (Go ints, printing, truth), lexer, parser, functions (Go
-// builtins and Sprig), evaluator, chart (files and values), render-chart, values-schema, api-schema.
+// builtins and Sprig), evaluator, chart (files and values), render-chart, values-schema (API schemas: test/support/k8s.ts).
 // This file keeps the one import path the tests use.
-export { apiSchemaProblems } from './helm/api-schema.js';
 export { CHART_DIR, chartSchema, chartValues, type Json, type JsonObject, mergeValues, readChartFile, templateFiles } from './helm/chart.js';
 export { renderString } from './helm/evaluator.js';
 export { GoInt, goPrint, TemplateFailure } from './helm/go-values.js';
