@@ -16,6 +16,11 @@ export interface GatewayConfig {
   maxBodyBytes: number;
   maxImageBytes: number;
   grpcDeadlineMs: number;
+  /** RecordEvents calls outstanding at once; events arriving meanwhile are coalesced into the next call. */
+  recordConcurrency: number;
+  /** Events, and their encoded bytes, waiting for a RecordEvents call; beyond either, POSTs get 503. */
+  ingestQueueMaxEvents: number;
+  ingestQueueMaxBytes: number;
   shutdownTimeoutMs: number;
   /** After SIGTERM: how long /readyz answers 503 while requests are still served (endpoints update meanwhile). */
   drainDelayMs: number;
@@ -48,6 +53,9 @@ const ENV_SCHEMA = {
     MAX_BODY_BYTES: positive(256 * MIB),
     MAX_IMAGE_BYTES: positive(256 * MIB),
     GRPC_DEADLINE_MS: positive(600_000),
+    RECORD_CONCURRENCY: positive(1000),
+    INGEST_QUEUE_MAX_EVENTS: positive(10_000_000),
+    INGEST_QUEUE_MAX_BYTES: positive(4096 * MIB),
     SHUTDOWN_TIMEOUT_MS: positive(600_000),
     DRAIN_DELAY_MS: { type: 'integer', minimum: 0, maximum: 600_000 },
     HTTP_KEEP_ALIVE_TIMEOUT_MS: positive(600_000),
@@ -88,6 +96,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     maxBodyBytes: get('MAX_BODY_BYTES', 16 * MIB),
     maxImageBytes: get('MAX_IMAGE_BYTES', 10 * MIB),
     grpcDeadlineMs: get('GRPC_DEADLINE_MS', 10_000),
+    recordConcurrency: get('RECORD_CONCURRENCY', 4),
+    ingestQueueMaxEvents: get('INGEST_QUEUE_MAX_EVENTS', 10_000),
+    ingestQueueMaxBytes: get('INGEST_QUEUE_MAX_BYTES', 64 * MIB),
     shutdownTimeoutMs: get('SHUTDOWN_TIMEOUT_MS', 8000),
     drainDelayMs: get('DRAIN_DELAY_MS', 0),
     // Above the 60 s idle timeout of the common load balancers (AWS ALB, GCP, ingress-nginx upstreams).

@@ -1,5 +1,5 @@
 import { createServer } from 'node:http';
-import { createClientMetricsInterceptor, createLogger, createMetricsServer, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createClientMetricsInterceptor, createLogger, createMetricsServer, DEFAULT_MAX_MESSAGE_BYTES, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { createRegistryClient } from './clients/registry.js';
@@ -22,7 +22,20 @@ runMain(bootLogger, async () => {
   const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
   // One interceptor (one set of grpc_client_* metrics) shared by every channel.
   const interceptors = [createClientMetricsInterceptor(metricsServer.registry)];
-  const registry = createRegistryClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, interceptors });
+  const metrics = createMetrics(metricsServer.registry);
+  const registry = createRegistryClient(config.registryAddr, {
+    deadlineMs: config.grpcDeadlineMs,
+    interceptors,
+    batching: {
+      maxInFlight: config.recordConcurrency,
+      maxBatchEvents: LIMITS.batchMaxEvents,
+      // A reply carries each event back with its id, times and rels: a quarter of the limit leaves it room.
+      maxBatchBytes: DEFAULT_MAX_MESSAGE_BYTES / 4,
+      maxQueuedEvents: config.ingestQueueMaxEvents,
+      maxQueuedBytes: config.ingestQueueMaxBytes,
+      onBatch: (events) => metrics.recordBatchEvents.observe(events),
+    },
+  });
   const media = createMediaClient(config.mediaAddr, {
     deadlineMs: config.grpcDeadlineMs,
     streamDeadlineMs: MEDIA_STREAM_DEADLINE_MS,
@@ -30,7 +43,6 @@ runMain(bootLogger, async () => {
     interceptors,
   });
   const draining = new AbortController();
-  const metrics = createMetrics(metricsServer.registry);
   const app = createApp({ config, logger, registry, media, metrics, draining: draining.signal });
 
   const server = createServer(app.callback());

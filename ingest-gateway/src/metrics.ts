@@ -10,6 +10,8 @@ export interface Metrics {
   readonly authFailures: Counter<'reason'>;
   /** Labels: rule (low-cardinality rule names such as "required", "max-length", "base64"). */
   readonly validationFailures: Counter<'rule'>;
+  /** Events per RecordEvents call: how much the coalescing saves under the current load. */
+  readonly recordBatchEvents: Histogram;
 }
 
 /** Registers the HTTP metrics on `registry` (the metrics server's, which adds the process metrics). */
@@ -39,6 +41,12 @@ export function createMetrics(registry = new Registry()): Metrics {
       name: 'http_validation_failures_total',
       help: 'Requests rejected as bad input (4xx), by the rule that failed',
       labelNames: ['rule'],
+      registers: [registry],
+    }),
+    recordBatchEvents: new Histogram({
+      name: 'ingest_record_batch_events',
+      help: 'Events per RecordEvents call to the registry (concurrent requests are coalesced)',
+      buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 500],
       registers: [registry],
     }),
   };

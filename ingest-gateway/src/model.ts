@@ -91,4 +91,6 @@ export interface CallOptions {
   requestId: string;
   /** Aborted when the HTTP client goes away: a media stream is cancelled at once. */
   signal?: AbortSignal;
+  /** True once the HTTP client went away: an event not yet sent is dropped. */
+  gone?: { readonly aborted: boolean };
 }

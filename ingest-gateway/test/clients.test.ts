@@ -21,39 +21,61 @@ const MAX_IMAGE = 6 * 1024 * 1024;
 
 /** What the fake servers saw. */
 const seen = {
+  /** Events per RecordEvents call. */
+  calls: [] as number[],
   requests: [] as registry.NewEvent[],
   requestIds: [] as string[],
   images: new Map<string, Buffer>(),
   cancelled: 0,
 };
 
+/** Batching as main.ts sets it up, with the defaults' queue bounds. */
+const TEST_BATCHING = { maxInFlight: 4, maxBatchEvents: 500, maxBatchBytes: 1024 * 1024, maxQueuedEvents: 10_000, maxQueuedBytes: 64 * 1024 * 1024 };
+
+function deferred() {
+  let resolve = (): void => {};
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+/** Holds RecordEvents calls naming the device "stall" until released. */
+let stall = deferred();
+
 function fakeRegistryService(): AsyncServiceImpl<registry.RegistryServiceServer> {
   const events = new Map<string, registry.Event>();
   return {
-    async recordEvent(request: registry.RecordEventRequest, ctx: CallContext): Promise<registry.RecordEventResponse> {
-      seen.requestIds.push(ctx.requestId);
-      const event = request.event!;
-      seen.requests.push(event);
-      if (event.source?.deviceName === 'boom') throw new Error('secret: password=hunter2');
-      if (event.source?.deviceName === 'empty') return { event: undefined, outcome: undefined };
-      const recorded: registry.Event = {
-        id: `00000000-0000-4000-8000-${String(events.size).padStart(12, '0')}`,
-        domain: event.source!.objectDomain,
-        eventType: event.eventType!.eventType,
-        rels: [`/objects/${event.source!.objectDomain}.${event.source!.objectId}`],
-        images: event.images,
-        videoClips: event.videoClips,
-        additionalProperties: event.additionalProperties,
-        createdAt: CREATED,
-        updatedAt: UPDATED,
-        deviceName: event.source!.deviceName,
-        objectId: event.source!.objectId,
-      };
-      events.set(recorded.id, recorded);
-      return { event: recorded, outcome: { deviceCreated: true, objectCreated: true, eventTypeCreated: true } };
+    async recordEvent(): Promise<registry.RecordEventResponse> {
+      throw new AppError('UNIMPLEMENTED', 'the gateway sends RecordEvents');
     },
-    async recordEvents(): Promise<registry.RecordEventsResponse> {
-      throw new AppError('UNIMPLEMENTED', 'not used by the gateway');
+    async recordEvents(request: registry.RecordEventsRequest, ctx: CallContext): Promise<registry.RecordEventsResponse> {
+      seen.calls.push(request.events.length);
+      if (request.events.some((e) => e.source?.deviceName === 'boom')) throw new Error('secret: password=hunter2');
+      if (request.events.some((e) => e.source?.deviceName === 'stall')) await stall.promise;
+      return {
+        results: request.events.map((event, i): registry.RecordEventResult => {
+          seen.requestIds.push(request.requestIds[i] || ctx.requestId);
+          seen.requests.push(event);
+          const device = event.source!.deviceName;
+          if (device === 'refused') return { error: { code: 3, message: 'source.device_name is refused', field: 'source.device_name', rule: 'test-rule' } };
+          if (device === 'empty') return {};
+          if (device === 'no-event') return { recorded: { event: undefined, outcome: undefined } };
+          const recorded: registry.Event = {
+            id: `00000000-0000-4000-8000-${String(events.size).padStart(12, '0')}`,
+            domain: event.source!.objectDomain,
+            eventType: event.eventType!.eventType,
+            rels: [`/objects/${event.source!.objectDomain}.${event.source!.objectId}`],
+            images: event.images,
+            videoClips: event.videoClips,
+            additionalProperties: event.additionalProperties,
+            createdAt: CREATED,
+            updatedAt: UPDATED,
+            deviceName: device,
+            objectId: event.source!.objectId,
+          };
+          events.set(recorded.id, recorded);
+          return { recorded: { event: recorded, outcome: { deviceCreated: true, objectCreated: true, eventTypeCreated: true } } };
+        }),
+      };
     },
     async getEvent(request: registry.GetEventRequest): Promise<registry.GetEventResponse> {
       const event = events.get(request.id);
@@ -118,6 +140,7 @@ function fakeMediaService(): AsyncServiceImpl<media.MediaServiceServer> {
 let registryServer: GrpcServer;
 let mediaServer: GrpcServer;
 let registryClient: RegistryClient;
+let registryAddress = '';
 let mediaClient: MediaClient;
 
 beforeAll(async () => {
@@ -128,7 +151,8 @@ beforeAll(async () => {
   mediaServer = createGrpcServer({ logger, maxMessageBytes: MAX_IMAGE + 1024 * 1024 });
   mediaServer.addService<media.MediaServiceServer>(MEDIA_SERVICE, media.MediaServiceService, fakeMediaService());
   const mediaPort = await mediaServer.listen('127.0.0.1:0');
-  registryClient = createRegistryClient(`127.0.0.1:${registryPort}`, { deadlineMs: 5000 });
+  registryAddress = `127.0.0.1:${registryPort}`;
+  registryClient = createRegistryClient(`127.0.0.1:${registryPort}`, { deadlineMs: 5000, batching: TEST_BATCHING });
   mediaClient = createMediaClient(`127.0.0.1:${mediaPort}`, { deadlineMs: 5000, streamDeadlineMs: 10_000, maxMessageBytes: MAX_IMAGE + 1024 * 1024 });
 });
 
@@ -194,7 +218,74 @@ describe('registry client', () => {
     const internal = await registryClient.recordEvent(input('boom'), { requestId: 'r' }).catch((e: unknown) => e);
     expect(internal).toBeInstanceOf(AppError);
     expect(internal).toMatchObject({ code: 'INTERNAL', message: 'internal error' });
-    await expect(registryClient.recordEvent(input('empty'), { requestId: 'r' })).rejects.toThrow('registry RecordEvent response has no event');
+    await expect(registryClient.recordEvent(input('no-event'), { requestId: 'r' })).rejects.toThrow('registry RecordEvents response has no event');
+    await expect(registryClient.recordEvent(input('empty'), { requestId: 'r' })).rejects.toThrow('registry RecordEvents result has neither recorded nor error');
+  });
+
+  it('coalesces concurrent events into RecordEvents calls; each caller gets its own event and its request id travels', async () => {
+    seen.calls.length = 0;
+    const devices = Array.from({ length: 40 }, (_, i) => `cam-${i}`);
+    const events = await Promise.all(devices.map((d, i) => registryClient.recordEvent(input(d), { requestId: `batch-${i}` })));
+    // Submitted in one event-loop turn: far fewer calls than events (at most one per free slot).
+    expect(seen.calls.reduce((a, b) => a + b, 0)).toBe(40);
+    expect(seen.calls.length).toBeLessThanOrEqual(TEST_BATCHING.maxInFlight);
+    expect(new Set(events.map((e) => e.id)).size).toBe(40);
+    expect(seen.requests.slice(-40).map((e) => e.source!.deviceName).sort()).toEqual([...devices].sort());
+    expect(seen.requestIds.slice(-40).sort()).toEqual(devices.map((_, i) => `batch-${i}`).sort());
+  });
+
+  it('sends a lone event at once, without waiting on a timer', async () => {
+    seen.calls.length = 0;
+    const started = performance.now();
+    await registryClient.recordEvent(input(), { requestId: 'alone' });
+    expect(seen.calls).toEqual([1]);
+    // Generous: a timer-based batcher would add its window; this one adds an event-loop turn.
+    expect(performance.now() - started).toBeLessThan(1000);
+  });
+
+  it('fails only the event the registry refused; the others of the same call are recorded', async () => {
+    // One slot: the three events travel in one call.
+    const client = createRegistryClient(registryAddress, { deadlineMs: 5000, batching: { ...TEST_BATCHING, maxInFlight: 1 } });
+    seen.calls.length = 0;
+    const results = await Promise.allSettled(['cam-a', 'refused', 'cam-b'].map((d) => client.recordEvent(input(d), { requestId: d })));
+    client.close();
+    expect(seen.calls).toEqual([3]);
+    expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    const refused = (results[1] as PromiseRejectedResult).reason as AppError;
+    expect(refused).toBeInstanceOf(AppError);
+    expect(refused).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'source.device_name is refused', details: { field: 'source.device_name', rule: 'test-rule' } });
+  });
+
+  it('cuts batches by bytes as well as by count', async () => {
+    const client = createRegistryClient(registryAddress, { deadlineMs: 5000, batching: { ...TEST_BATCHING, maxInFlight: 1, maxBatchBytes: 2000 } });
+    try {
+      seen.calls.length = 0;
+      // About 600 encoded bytes each: three fit under 2,000 bytes, a fourth does not.
+      await Promise.all(Array.from({ length: 12 }, (_, i) => client.recordEvent({ ...input(`bytes-${i}`), properties: [{ key: 'k', value: 'x'.repeat(400) }] }, { requestId: 'b' })));
+      expect(seen.calls.reduce((a, b) => a + b, 0)).toBe(12);
+      expect(Math.max(...seen.calls)).toBe(3);
+    } finally {
+      client.close();
+    }
+  });
+
+  it('answers UNAVAILABLE (retry after 1 s) at once when its queue is full, instead of growing it', async () => {
+    const client = createRegistryClient(registryAddress, { deadlineMs: 5000, batching: { ...TEST_BATCHING, maxInFlight: 1, maxQueuedEvents: 2 } });
+    stall = deferred();
+    try {
+      const held = client.recordEvent(input('stall'), { requestId: 's' });
+      await new Promise((resolve) => setTimeout(resolve, 50)); // the stalled call is out, its slot taken
+      const queued = [client.recordEvent(input('q1'), { requestId: 'q1' }), client.recordEvent(input('q2'), { requestId: 'q2' })];
+      const refused = await client.recordEvent(input('q3'), { requestId: 'q3' }).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(AppError);
+      expect(refused).toMatchObject({ code: 'UNAVAILABLE', details: { rule: 'overloaded', retryAfterSeconds: 1 } });
+      stall.resolve();
+      await expect(held).resolves.toMatchObject({ domain: 'acme.camera' });
+      expect((await Promise.all(queued)).map((e) => e.domain)).toEqual(['acme.camera', 'acme.camera']);
+    } finally {
+      stall.resolve();
+      client.close();
+    }
   });
 
   it('reports health', async () => {

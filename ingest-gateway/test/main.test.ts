@@ -55,31 +55,29 @@ describe('dist/main.js', () => {
   beforeAll(async () => {
     registryServer = createGrpcServer({ logger: pino({ level: 'silent' }) });
     registryServer.addService<registry.RegistryServiceServer>(REGISTRY_SERVICE, registry.RegistryServiceService, {
-      async recordEvent(request) {
+      async recordEvents(request) {
         // Held until the test has sent SIGTERM: the request is in flight during shutdown.
         await new Promise<void>((resolve) => {
           release = resolve;
           held = true;
         });
-        const source = request.event!.source!;
-        return {
-          event: {
-            id: '00000000-0000-4000-8000-000000000001',
-            domain: source.objectDomain,
-            eventType: request.event!.eventType!.eventType,
-            rels: [`/objects/${source.objectDomain}.${source.objectId}`],
-            images: [],
-            videoClips: [],
-            additionalProperties: [],
-            createdAt: timestampFromMicros(1_000_000n),
-            updatedAt: timestampFromMicros(1_000_000n),
-            deviceName: source.deviceName,
-            objectId: source.objectId,
-          },
-          outcome: undefined,
+        const source = request.events[0]!.source!;
+        const event = {
+          id: '00000000-0000-4000-8000-000000000001',
+          domain: source.objectDomain,
+          eventType: request.events[0]!.eventType!.eventType,
+          rels: [`/objects/${source.objectDomain}.${source.objectId}`],
+          images: [],
+          videoClips: [],
+          additionalProperties: [],
+          createdAt: timestampFromMicros(1_000_000n),
+          updatedAt: timestampFromMicros(1_000_000n),
+          deviceName: source.deviceName,
+          objectId: source.objectId,
         };
+        return { results: [{ recorded: { event, outcome: undefined } }] };
       },
-      recordEvents: () => Promise.reject(new Error('unused')),
+      recordEvent: () => Promise.reject(new Error('unused')),
       getEvent: () => Promise.reject(new Error('unused')),
       getDevice: () => Promise.reject(new Error('unused')),
       getObject: () => Promise.reject(new Error('unused')),

@@ -24,6 +24,8 @@ export interface ErrorDetails {
   field?: string;
   /** The rule that failed, e.g. "required", "max-length"; low-cardinality, usable as a metric label. */
   rule?: string;
+  /** When to try again (overload): the HTTP edge sends it as Retry-After. */
+  retryAfterSeconds?: number;
 }
 
 /** The message every non-AppError failure is reduced to before it reaches a caller. */

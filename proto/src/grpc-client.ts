@@ -10,6 +10,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { REQUEST_ID_KEY } from './call-context.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
 import { fromServiceError } from './grpc-errors.js';
 
 type ClientConstructor<C> = new (
@@ -34,7 +35,7 @@ export const ROUND_ROBIN_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: 
 
 /** The channel settings every client of ours uses (the health checker too, so it probes the same pods). */
 export function channelOptions(options: ClientOptions = {}): Partial<ChannelOptions> & { interceptors?: Interceptor[] } {
-  const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
+  const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   return {
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,
@@ -67,7 +68,8 @@ function metadataOf(settings: CallSettings): Metadata {
   return metadata;
 }
 
-type UnaryMethod<Req, Res> = (
+/** A generated unary method in callback style. */
+export type UnaryMethod<Req, Res> = (
   request: Req,
   metadata: Metadata,
   options: Partial<CallOptions>,

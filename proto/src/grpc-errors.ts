@@ -65,13 +65,35 @@ function parseDetails(raw: unknown): ErrorDetails {
   try {
     const parsed: unknown = JSON.parse(raw);
     if (typeof parsed !== 'object' || parsed === null) return {};
-    const { httpStatus, field, rule } = parsed as Record<string, unknown>;
+    const { httpStatus, field, rule, retryAfterSeconds } = parsed as Record<string, unknown>;
     return {
       ...(typeof httpStatus === 'number' ? { httpStatus } : {}),
       ...(typeof field === 'string' ? { field } : {}),
       ...(typeof rule === 'string' ? { rule } : {}),
+      ...(typeof retryAfterSeconds === 'number' ? { retryAfterSeconds } : {}),
     };
   } catch {
     return {};
   }
+}
+
+/** One item's error inside a batch response (the fields of e.g. registry.v1.EventError). */
+export interface ItemStatus {
+  code: number;
+  message: string;
+  field: string;
+  rule: string;
+}
+
+/** Server side: the per-item status for any thrown value; non-AppErrors become INTERNAL "internal error". */
+export function toItemStatus(err: unknown): ItemStatus {
+  const appError = toAppError(err);
+  return { code: CODE_TO_STATUS[appError.code], message: appError.message, field: appError.details.field ?? '', rule: appError.details.rule ?? '' };
+}
+
+/** Client side: the AppError a per-item status stands for (an unknown or INTERNAL code shows only "internal error"). */
+export function fromItemStatus(item: ItemStatus): AppError {
+  const code = STATUS_TO_CODE.get(item.code) ?? 'INTERNAL';
+  if (code === 'INTERNAL') return new AppError('INTERNAL', INTERNAL_MESSAGE, {}, new Error(`item failed with status ${item.code}: ${item.message}`));
+  return new AppError(code, item.message, { ...(item.field ? { field: item.field } : {}), ...(item.rule ? { rule: item.rule } : {}) });
 }

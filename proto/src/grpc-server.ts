@@ -16,6 +16,7 @@ import { toAppError } from './app-error.js';
 import { requestIdFrom, type CallContext } from './call-context.js';
 import { statusName, toStatusObject } from './grpc-errors.js';
 import { createServerMetricsInterceptor } from './grpc-metrics.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
 
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 
@@ -83,7 +84,7 @@ function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: 
 
 export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const { logger } = options;
-  const max = options.maxMessageBytes ?? 4 * 1024 * 1024;
+  const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const server = new Server({
     'grpc.max_receive_message_length': max,
     'grpc.max_send_message_length': max,

@@ -24,3 +24,6 @@ export const LIMITS = Object.freeze({
 
 /** The reserved property whose value is a Base64 image; never stored as a property. */
 export const BASE64_IMAGE_KEY = 'base64_image';
+
+/** gRPC message size limit of our channels and servers unless a service raises it (grpc-js's own default). */
+export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;

@@ -19,6 +19,10 @@ export interface Config {
   redisUrl: string | undefined;
   lockTtlMs: number;
   lockWaitMs: number;
+  /** Statements writing events at once; concurrent calls' events are merged into them (group commit). */
+  writeConcurrency: number;
+  /** Events waiting for a statement; beyond it calls are refused with UNAVAILABLE. */
+  writeQueueMaxEvents: number;
   /** auto: apply at start-up; skip: a separate job owns them. */
   migrations: 'auto' | 'skip';
 }
@@ -42,6 +46,8 @@ const schema = {
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
     LOCK_TTL_MS: millis(100, 600_000, 10_000),
     LOCK_WAIT_MS: millis(0, 600_000, 3000),
+    WRITE_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 1000, default: 4 },
+    WRITE_QUEUE_MAX_EVENTS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 50_000 },
     MIGRATIONS: { type: 'string', enum: ['auto', 'skip'], default: 'auto' },
   },
 } as const;
@@ -84,6 +90,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     redisUrl: v.REDIS_URL === undefined ? undefined : String(v.REDIS_URL),
     lockTtlMs: Number(v.LOCK_TTL_MS),
     lockWaitMs: Number(v.LOCK_WAIT_MS),
+    writeConcurrency: Number(v.WRITE_CONCURRENCY),
+    writeQueueMaxEvents: Number(v.WRITE_QUEUE_MAX_EVENTS),
     migrations: v.MIGRATIONS as Config['migrations'],
   });
 }

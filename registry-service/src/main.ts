@@ -67,6 +67,8 @@ runMain(logger, async () => {
       metrics,
       metricsRegistry: metricsServer.registry,
       lockWaitMs: config.lockWaitMs,
+      writeConcurrency: config.writeConcurrency,
+      writeQueueMaxEvents: config.writeQueueMaxEvents,
     });
     closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs) });
     const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);

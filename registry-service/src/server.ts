@@ -1,10 +1,11 @@
-import { addReflection, createGrpcServer, registry, REGISTRY_PROTO, type GrpcServer } from '@dynamic-events/proto';
+import { addReflection, createGrpcServer, LIMITS, registry, REGISTRY_PROTO, type GrpcServer } from '@dynamic-events/proto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createKnownEntities } from './domain/known-entities.js';
 import { createReader } from './domain/reads.js';
 import { createEventRecorder } from './domain/record-events.js';
+import { createWriteEvents } from './domain/write-events.js';
 import { createDatabaseHealth, type DatabaseHealth } from './health.js';
 import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
@@ -20,6 +21,10 @@ export interface ServerDeps {
   metricsRegistry?: Registry;
   /** LOCK_WAIT_MS: how long one call may wait for other creators' locks. */
   lockWaitMs: number;
+  /** WRITE_CONCURRENCY: statements writing events at once (group commit merges what arrives meanwhile). */
+  writeConcurrency: number;
+  /** WRITE_QUEUE_MAX_EVENTS: events waiting for a statement before calls are refused with UNAVAILABLE. */
+  writeQueueMaxEvents: number;
   /** How often the database is checked for the health status. */
   healthIntervalMs?: number;
   /**
@@ -28,6 +33,9 @@ export interface ServerDeps {
    */
   healthPool?: pg.Pool;
 }
+
+/** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
+const WRITE_BATCH_MAX_BYTES = 8 * 1024 * 1024;
 
 export interface RegistryServer {
   grpc: GrpcServer;
@@ -40,11 +48,17 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const { logger, pool, metrics } = deps;
   const grpc = createGrpcServer({ logger, metricsRegistry: deps.metricsRegistry });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
-  const recorder = createEventRecorder({ pool, locks, known: createKnownEntities(), metrics });
+  const write = createWriteEvents({ pool, locks, known: createKnownEntities(), metrics });
+  const recorder = createEventRecorder(write, {
+    maxConcurrentWrites: deps.writeConcurrency,
+    maxBatchEvents: LIMITS.batchMaxEvents,
+    maxBatchBytes: WRITE_BATCH_MAX_BYTES,
+    maxQueuedEvents: deps.writeQueueMaxEvents,
+  });
   grpc.addService<registry.RegistryServiceServer>(
     REGISTRY_SERVICE_NAME,
     registry.RegistryServiceService,
-    createRegistryHandlers({ recorder, reader: createReader(pool) }),
+    createRegistryHandlers({ recorder, reader: createReader(pool), logger }),
   );
   addReflection(grpc.server, REGISTRY_PROTO);
   const health = createDatabaseHealth({

@@ -18,6 +18,8 @@ describe('loadConfig', () => {
       redisUrl: undefined,
       lockTtlMs: 10_000,
       lockWaitMs: 3000,
+      writeConcurrency: 4,
+      writeQueueMaxEvents: 50_000,
       migrations: 'auto',
     });
     expect(Object.isFrozen(config)).toBe(true);

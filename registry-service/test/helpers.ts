@@ -41,7 +41,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
   const locker = options.locker ?? createMemoryLocker({ ttlMs: 10_000 });
   const promRegistry = new Registry();
   const metrics = createMetrics(promRegistry);
-  const server = createServer({ logger: silent, pool, locker, metrics, lockWaitMs: options.lockWaitMs ?? 3000 });
+  const server = createServer({ logger: silent, pool, locker, metrics, lockWaitMs: options.lockWaitMs ?? 3000, writeConcurrency: 4, writeQueueMaxEvents: 50_000 });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();
   const address = `127.0.0.1:${port}`;
@@ -108,7 +108,11 @@ export function registryApi(client: registry.RegistryServiceClient) {
   const settings = { deadlineMs: 15_000 };
   return {
     recordEvent: (event: registry.NewEvent | undefined) => callUnary(client.recordEvent.bind(client), { event }, settings),
-    recordEvents: (events: registry.NewEvent[]) => callUnary(client.recordEvents.bind(client), { events }, settings),
+    recordEvents: async (events: registry.NewEvent[]) => {
+      const { results } = await callUnary(client.recordEvents.bind(client), { events, requestIds: [] }, settings);
+      // The recorded events and outcomes in request order (undefined where an event was refused).
+      return { results, events: results.map((r) => r.recorded?.event), outcomes: results.map((r) => r.recorded?.outcome) };
+    },
     getEvent: (id: string) => callUnary(client.getEvent.bind(client), { id }, settings),
     getDevice: (deviceName: string) => callUnary(client.getDevice.bind(client), { deviceName }, settings),
     getObject: (id: string) => callUnary(client.getObject.bind(client), { id }, settings),

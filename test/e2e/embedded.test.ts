@@ -12,7 +12,8 @@ import { getJson, postJson, startStack, stopAllStacks, type Stack } from '../sup
 afterAll(stopAllStacks);
 
 const NINE_DIGITS = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{9}Z$/;
-const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+/** The registry's ids are UUID version 7 (time-ordered). */
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 let stack: Stack;
 let dir: ReturnType<typeof tempDir>;
@@ -35,7 +36,7 @@ describe('POST dynamic-events (embedded stack)', () => {
     const res = await postJson(url, exampleEvent());
     expect(res.status).toBe(200);
     const event = res.body!;
-    expect(event.id).toMatch(UUID_V4);
+    expect(event.id).toMatch(UUID_V7);
     expect(event).toMatchObject({
       domain: 'acme.camera.video',
       event_type: 'motion_detected',

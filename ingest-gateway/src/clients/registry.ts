@@ -1,12 +1,13 @@
 import { callUnary, createGrpcClient, createHealthChecker, formatTimestamp, registry, type Interceptor } from '@dynamic-events/proto';
 import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
+import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher.js';
 
 /** Full service name, as registered on the registry's server and its health endpoint. */
 export const REGISTRY_SERVICE = 'dynamic_events.registry.v1.RegistryService';
 
 /** The registry as the gateway uses it: plain gateway types in and out; failures reject with AppError. */
 export interface RegistryClient {
-  /** Resolves once the registry committed the event. */
+  /** Resolves once the registry committed the event (coalesced with concurrent ones into RecordEvents calls). */
   recordEvent(input: EventInput, options: CallOptions): Promise<RecordedEvent>;
   getEvent(id: string, options: CallOptions): Promise<RecordedEvent>;
   getDevice(deviceName: string, options: CallOptions): Promise<DeviceRecord>;
@@ -24,6 +25,8 @@ export interface RegistryClientOptions {
   deadlineMs: number;
   /** Run on every call (the grpc_client_* metrics). */
   interceptors?: Interceptor[];
+  /** How events are coalesced into RecordEvents calls (the deadline is `deadlineMs`). */
+  batching: Omit<RecordBatcherOptions, 'deadlineMs'>;
 }
 
 /** Creates the gateway's only registry client (one channel, reused by every request). */
@@ -31,11 +34,12 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
   const client = createGrpcClient(registry.RegistryServiceClient, address, { interceptors: options.interceptors });
   const health = createHealthChecker(address, { interceptors: options.interceptors });
   const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
+  const record = createRecordBatcher(client.recordEvents.bind(client), { ...options.batching, deadlineMs: options.deadlineMs });
 
   return {
     async recordEvent(input, call) {
-      const response = await callUnary(client.recordEvent.bind(client), { event: toNewEvent(input) }, settings(call));
-      return toRecordedEvent(required(response.event, 'RecordEvent', 'event'));
+      const response = await record(toNewEvent(input), call);
+      return toRecordedEvent(required(response.event, 'RecordEvents', 'event'));
     },
     async getEvent(id, call) {
       const response = await callUnary(client.getEvent.bind(client), { id }, settings(call));

@@ -48,6 +48,8 @@ export function errors(deps: { logger: Logger; metrics: Metrics }): GatewayMiddl
         deps.metrics.validationFailures.inc({ rule: failure.rule });
       }
       if (ctx.headerSent) return;
+      // A 503 is an overload or an outage, never the caller's fault: always say when to try again.
+      if (failure.status === 503) ctx.set('Retry-After', String((err instanceof AppError && err.details.retryAfterSeconds) || 1));
       ctx.status = failure.status;
       ctx.body = { error: failure.message };
     }

@@ -30,7 +30,10 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
 
   router.post(`${base}/dynamic-events`, deps.auth, body, async (ctx) => {
     const { input, base64Image } = validator.validate(ctx.state.body ?? {});
-    const call: CallOptions = { requestId: ctx.state.requestId };
+    // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
+    // (A getter, not an AbortController: one of those per request costs more than the check.)
+    const socket = ctx.req.socket;
+    const call: CallOptions = { requestId: ctx.state.requestId, gone: { get aborted() { return socket.destroyed; } } };
     let event: EventInput = input;
     if (base64Image !== undefined) {
       const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);

@@ -1,105 +1,71 @@
-import { randomUUID } from 'node:crypto';
-import type pg from 'pg';
-import { eventTypeKey } from '../db/queries/event-types.js';
-import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
-import type { EntityLocks } from '../locks/entity-locks.js';
-import type { Metrics } from '../metrics.js';
-import type { KnownEntities } from './known-entities.js';
-import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from './types.js';
+import { AppError, createCoalescer, type ItemResult } from '@dynamic-events/proto';
+import type { NewEvent, RecordedEvent } from './types.js';
+import type { WriteEvents } from './write-events.js';
 
-export interface RecorderDeps {
-  pool: pg.Pool;
-  locks: EntityLocks;
-  known: KnownEntities;
-  metrics: Metrics;
+/** Group-commit settings (from the config). */
+export interface RecorderOptions {
+  /** Statements writing events at once; calls arriving meanwhile are merged into the next one. */
+  maxConcurrentWrites: number;
+  /** Events in one statement. */
+  maxBatchEvents: number;
+  /** Approximate bytes of event data in one statement. */
+  maxBatchBytes: number;
+  /** Events waiting for a statement; beyond it calls are refused with UNAVAILABLE (retry later). */
+  maxQueuedEvents: number;
 }
 
-/** Records validated events: ensures device, object and event type, then inserts the events. */
+/** Records validated events, each on its own: one refused event never fails another. */
 export interface EventRecorder {
-  /** All events in one statement (all or none); resolves once it committed, results in request order. */
-  record(events: NewEvent[]): Promise<RecordedEvent[]>;
+  /** One result per event, in order, once every recorded one is committed. */
+  record(events: NewEvent[]): Promise<Array<ItemResult<RecordedEvent>>>;
 }
 
-const deviceKey = (name: string): string => `device:${name}`;
-const objectKey = (id: string): string => `object:${id}`;
-const typeKey = (key: string): string => `event-type:${key}`;
+/** Rough size of an event's data, enough to keep one statement's parameters bounded. */
+function sizeOf(event: NewEvent): number {
+  let bytes = 256;
+  for (const p of event.properties) bytes += p.key.length + p.value.length + 8;
+  for (const url of event.images) bytes += url.length + 4;
+  for (const url of event.videoClips) bytes += url.length + 4;
+  return bytes;
+}
 
-/** The distinct entities a batch mentions; the first event naming one supplies its attributes. */
-function planEntities(events: NewEvent[]) {
-  const devices = new Set<string>();
-  const objects = new Map<string, NewObjectRow>();
-  const types = new Map<string, NewEventTypeRow>();
-  for (const { source, eventType } of events) {
-    devices.add(source.deviceName);
-    const id = fullObjectId(source.objectDomain, source.objectId);
-    if (!objects.has(id)) objects.set(id, { id, ...source });
-    const key = eventTypeKey(source.objectDomain, eventType.eventType);
-    if (!types.has(key)) types.set(key, { domain: source.objectDomain, ...eventType });
+/**
+ * Writes a group of events in one statement. When a caller's value breaks the statement (an AppError:
+ * nothing was committed), the group is split in halves and each half tried again, so the offending
+ * event gets its error alone and the others are still recorded. A database failure fails them all.
+ */
+async function writeIsolated(write: WriteEvents, events: NewEvent[]): Promise<Array<ItemResult<RecordedEvent>>> {
+  try {
+    return (await write(events)).map((value) => ({ ok: true, value }));
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    if (events.length === 1) return [{ ok: false, error: err }];
+    const middle = events.length >> 1;
+    const [first, second] = await Promise.all([writeIsolated(write, events.slice(0, middle)), writeIsolated(write, events.slice(middle))]);
+    return [...first, ...second];
   }
-  const lockKeys = [...[...devices].map(deviceKey), ...[...objects.keys()].map(objectKey), ...[...types.keys()].map(typeKey)];
-  return { devices: [...devices], objects: [...objects.values()], types: [...types.values()], lockKeys };
 }
 
-export function createEventRecorder(deps: RecorderDeps): EventRecorder {
-  const { pool, locks, known, metrics } = deps;
+/**
+ * Group commit: events of concurrent calls (several gateways, other platform services) are merged
+ * into shared statements, so each commit (one WAL flush) carries as many events as arrived meanwhile.
+ */
+export function createEventRecorder(write: WriteEvents, options: RecorderOptions): EventRecorder {
+  const coalescer = createCoalescer<NewEvent, RecordedEvent>({
+    run: (events) => writeIsolated(write, events),
+    maxInFlight: options.maxConcurrentWrites,
+    maxBatchItems: options.maxBatchEvents,
+    maxBatchBytes: options.maxBatchBytes,
+    sizeOf,
+    maxQueuedItems: options.maxQueuedEvents,
+    maxQueuedBytes: Number.POSITIVE_INFINITY,
+    overloaded: () => new AppError('UNAVAILABLE', 'the registry is overloaded: too many events waiting to be written; retry later', { rule: 'overloaded', retryAfterSeconds: 1 }),
+  });
 
   return {
     async record(events) {
-      if (events.length === 0) return [];
-      const plan = planEntities(events);
-      const rows = events.map((e) => ({
-        id: randomUUID(),
-        objectRef: fullObjectId(e.source.objectDomain, e.source.objectId),
-        deviceName: e.source.deviceName,
-        domain: e.source.objectDomain,
-        eventType: e.eventType.eventType,
-        images: e.images,
-        videoClips: e.videoClips,
-        properties: e.properties,
-      }));
-      // Only first sightings need the lock; known identities go straight to the (idempotent) inserts.
-      const unknown = plan.lockKeys.filter((key) => !known.has(key));
-      // One statement (one round trip) in the spec's order: device, object, event type, then the events.
-      const stored = await locks(unknown, () =>
-        insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
-      );
-      for (const key of plan.lockKeys) known.add(key);
-      metrics.eventsRecorded.inc(events.length);
-      const ensured = (kind: string, named: number, created: number) => {
-        metrics.entitiesEnsured.inc({ kind, result: 'created' }, created);
-        metrics.entitiesEnsured.inc({ kind, result: 'reused' }, named - created);
-      };
-      ensured('device', plan.devices.length, stored.devices.size);
-      ensured('object', plan.objects.length, stored.objects.size);
-      ensured('event_type', plan.types.length, stored.types.size);
-
-      // Within a batch, only the first event naming a created entity reports it as created.
-      const claim = (set: Set<string>, key: string): boolean => set.delete(key);
-      return events.map((event, i) => {
-        const row = rows[i]!;
-        const times = stored.times.get(row.id);
-        if (!times) throw new Error(`event ${row.id} missing from INSERT ... RETURNING`);
-        return {
-          event: {
-            id: row.id,
-            domain: row.domain,
-            eventType: row.eventType,
-            deviceName: row.deviceName,
-            objectId: event.source.objectId,
-            rels: [objectRel(row.objectRef)],
-            images: row.images,
-            videoClips: row.videoClips,
-            properties: row.properties,
-            createdAtMicros: times.createdUs,
-            updatedAtMicros: times.updatedUs,
-          },
-          outcome: {
-            deviceCreated: claim(stored.devices, row.deviceName),
-            objectCreated: claim(stored.objects, row.objectRef),
-            eventTypeCreated: claim(stored.types, eventTypeKey(row.domain, row.eventType)),
-          },
-        };
-      });
+      const settled = await Promise.allSettled(events.map((event) => coalescer.submit(event)));
+      return settled.map((s) => (s.status === 'fulfilled' ? { ok: true, value: s.value } : { ok: false, error: s.reason as unknown }));
     },
   };
 }

@@ -1,12 +1,13 @@
-import { invalidArgument, registry, timestampFromMicros, type AsyncServiceImpl } from '@dynamic-events/proto';
+import { AppError, invalidArgument, registry, timestampFromMicros, toItemStatus, type AsyncServiceImpl, type ItemResult, type Logger } from '@dynamic-events/proto';
 import type { Reader } from '../domain/reads.js';
 import type { EventRecorder } from '../domain/record-events.js';
-import type { DeviceRecord, EventDraft, EventRecord, EventTypeRecord, ObjectRecord, Outcome } from '../domain/types.js';
+import type { DeviceRecord, EventDraft, EventRecord, EventTypeRecord, NewEvent, ObjectRecord, Outcome, RecordedEvent } from '../domain/types.js';
 import { validateBatchSize, validateEvent } from '../domain/validate-event.js';
 
 export interface RegistryHandlerDeps {
   recorder: EventRecorder;
   reader: Reader;
+  logger: Logger;
 }
 
 /** The full service name, for addService and the health endpoint. */
@@ -14,19 +15,30 @@ export const REGISTRY_SERVICE_NAME = 'dynamic_events.registry.v1.RegistryService
 
 /** RegistryService handlers: the only place that maps protobuf messages to domain types and back. */
 export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceImpl<registry.RegistryServiceServer> {
-  const { recorder, reader } = deps;
+  const { recorder, reader, logger } = deps;
   return {
     async recordEvent(request) {
       if (!request.event) throw invalidArgument('event', 'required', 'event is required');
-      const [recorded] = await recorder.record([validateEvent(toDraft(request.event))]);
-      if (!recorded) throw new Error('recorder returned no event');
-      return { event: toEvent(recorded.event), outcome: toOutcome(recorded.outcome) };
+      const [result] = await recorder.record([validateEvent(toDraft(request.event))]);
+      if (!result) throw new Error('recorder returned no result');
+      if (!result.ok) throw result.error;
+      return toRecorded(result.value);
     },
-    async recordEvents(request) {
+    async recordEvents(request, ctx) {
       validateBatchSize(request.events.length);
-      const events = request.events.map((event, i) => validateEvent(toDraft(event), `events[${i}].`));
-      const recorded = await recorder.record(events);
-      return { events: recorded.map((r) => toEvent(r.event)), outcomes: recorded.map((r) => toOutcome(r.outcome)) };
+      const results = await recordEach(recorder, request.events);
+      return {
+        results: results.map((result, i) => {
+          const requestId = request.requestIds[i] || ctx.requestId;
+          if (result.ok) {
+            logger.debug({ requestId, eventId: result.value.event.id }, 'event recorded');
+            return { recorded: toRecorded(result.value) };
+          }
+          if (isInternal(result.error)) logger.error({ requestId, err: result.error }, 'event could not be recorded');
+          else logger.debug({ requestId, code: (result.error as AppError).code, ...(result.error as AppError).details }, 'event refused');
+          return { error: toItemStatus(result.error) };
+        }),
+      };
     },
     async getEvent(request) {
       return { event: toEvent(await reader.getEvent(request.id)) };
@@ -41,6 +53,31 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       return { eventType: toEventType(await reader.getEventType(request.domain, request.eventType)) };
     },
   };
+}
+
+const isInternal = (err: unknown): boolean => !(err instanceof AppError) || err.code === 'INTERNAL';
+
+/**
+ * Validates each event on its own (a refused one answers in its slot) and records the valid ones.
+ * When the database failed for every event nothing was decided: the whole call fails, as one outage.
+ */
+async function recordEach(recorder: EventRecorder, events: registry.NewEvent[]): Promise<Array<ItemResult<RecordedEvent>>> {
+  const valid: NewEvent[] = [];
+  const checked = events.map((event): ItemResult<RecordedEvent> | undefined => {
+    try {
+      valid.push(validateEvent(toDraft(event)));
+      return undefined;
+    } catch (error) {
+      return { ok: false, error };
+    }
+  });
+  const written = await recorder.record(valid);
+  let next = 0;
+  const results = checked.map((result) => result ?? written[next++]!);
+  const failed = results.filter((r) => !r.ok && isInternal(r.error));
+  const first = failed[0];
+  if (first && !first.ok && failed.length === results.length) throw first.error;
+  return results;
 }
 
 function toDraft(event: registry.NewEvent): EventDraft {
@@ -71,6 +108,10 @@ function toEvent(event: EventRecord): registry.Event {
 
 function toOutcome(outcome: Outcome): registry.Outcome {
   return { ...outcome };
+}
+
+function toRecorded(recorded: RecordedEvent): registry.RecordEventResponse {
+  return { event: toEvent(recorded.event), outcome: toOutcome(recorded.outcome) };
 }
 
 function toDevice(device: DeviceRecord): registry.Device {

@@ -1,0 +1,87 @@
+import { AppError, callUnary, createCoalescer, fromItemStatus, type ItemResult, type registry, type UnaryMethod } from '@dynamic-events/proto';
+import type { CallOptions } from '../model.js';
+
+/** One event on its way to the registry, with the request id it arrived with. */
+interface Pending {
+  event: registry.NewEvent;
+  requestId: string | undefined;
+}
+
+/** How the gateway coalesces events into RecordEvents calls (from the config). */
+export interface RecordBatcherOptions {
+  /** RecordEvents calls outstanding at once; events arriving meanwhile leave together in the next one. */
+  maxInFlight: number;
+  maxBatchEvents: number;
+  /** Encoded bytes of one RecordEvents request; kept well below the channel's message limit. */
+  maxBatchBytes: number;
+  /** Events waiting for a call, and their encoded bytes: beyond either, requests get 503 at once. */
+  maxQueuedEvents: number;
+  maxQueuedBytes: number;
+  deadlineMs: number;
+  onBatch?(events: number, bytes: number): void;
+}
+
+/** Sends one event; resolves with the registry's answer for that event alone. */
+export type RecordBatcher = (event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>;
+
+type RecordEvents = UnaryMethod<registry.RecordEventsRequest, registry.RecordEventsResponse>;
+
+/**
+ * Coalesces the events of concurrent HTTP requests into RecordEvents calls: one gRPC round trip and
+ * one SQL statement carry as many events as arrived while the previous calls were out. A lone request
+ * leaves at once. Each request still gets its own answer: an event the registry refused fails alone.
+ */
+export function createRecordBatcher(recordEvents: RecordEvents, options: RecordBatcherOptions): RecordBatcher {
+  const coalescer = createCoalescer<Pending, registry.RecordEventResponse>({
+    async run(items) {
+      const response = await callUnary(
+        recordEvents,
+        { events: items.map((i) => i.event), requestIds: items.map((i) => i.requestId ?? '') },
+        { deadlineMs: options.deadlineMs },
+      );
+      return response.results.map(toItemResult);
+    },
+    maxInFlight: options.maxInFlight,
+    maxBatchItems: options.maxBatchEvents,
+    maxBatchBytes: options.maxBatchBytes,
+    sizeOf: (item) => fieldSize(newEventSize(item.event)) + fieldSize(Buffer.byteLength(item.requestId ?? '')),
+    maxQueuedItems: options.maxQueuedEvents,
+    maxQueuedBytes: options.maxQueuedBytes,
+    overloaded: () =>
+      new AppError('UNAVAILABLE', 'too many events are waiting to be recorded; retry later', { rule: 'overloaded', retryAfterSeconds: 1 }),
+    onBatch: options.onBatch,
+  });
+  return (event, call) => coalescer.submit({ event, requestId: call.requestId }, call.gone);
+}
+
+function toItemResult(result: registry.RecordEventResult): ItemResult<registry.RecordEventResponse> {
+  if (result.recorded) return { ok: true, value: result.recorded };
+  if (result.error) return { ok: false, error: fromItemStatus(result.error) };
+  return { ok: false, error: new Error('registry RecordEvents result has neither recorded nor error') };
+}
+
+/** Bytes of a length-delimited field (tag, length varint, payload): protobuf's own arithmetic. */
+function fieldSize(bytes: number): number {
+  let varint = 1;
+  for (let n = bytes; n >= 0x80; n >>>= 7) varint++;
+  return 1 + varint + bytes;
+}
+
+const stringField = (value: string): number => (value === '' ? 0 : fieldSize(Buffer.byteLength(value)));
+
+/** The encoded size of a NewEvent, exactly, without encoding it. */
+export function newEventSize(event: registry.NewEvent): number {
+  let bytes = 0;
+  const source = event.source;
+  if (source) {
+    bytes += fieldSize(
+      stringField(source.deviceName) + stringField(source.objectId) + stringField(source.objectDomain) + stringField(source.objectName) + stringField(source.objectType),
+    );
+  }
+  const type = event.eventType;
+  if (type) bytes += fieldSize(stringField(type.eventType) + stringField(type.displayName) + stringField(type.displayDescription));
+  for (const p of event.additionalProperties) bytes += fieldSize(stringField(p.key) + stringField(p.value));
+  for (const url of event.images) bytes += fieldSize(Buffer.byteLength(url));
+  for (const url of event.videoClips) bytes += fieldSize(Buffer.byteLength(url));
+  return bytes;
+}

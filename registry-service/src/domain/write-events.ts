@@ -1,0 +1,104 @@
+import type pg from 'pg';
+import { eventTypeKey } from '../db/queries/event-types.js';
+import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
+import type { EntityLocks } from '../locks/entity-locks.js';
+import type { Metrics } from '../metrics.js';
+import type { KnownEntities } from './known-entities.js';
+import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from './types.js';
+import { uuidv7 } from './uuid-v7.js';
+
+export interface WriterDeps {
+  pool: pg.Pool;
+  locks: EntityLocks;
+  known: KnownEntities;
+  metrics: Metrics;
+}
+
+/**
+ * Writes validated events in ONE statement: ensures device, object and event type, then inserts the
+ * events. All or none; resolves once it committed, results in order. Rejects with an AppError when
+ * a caller's value broke the statement, with a plain Error when the database failed.
+ */
+export type WriteEvents = (events: NewEvent[]) => Promise<RecordedEvent[]>;
+
+const deviceKey = (name: string): string => `device:${name}`;
+const objectKey = (id: string): string => `object:${id}`;
+const typeKey = (key: string): string => `event-type:${key}`;
+
+/** The distinct entities a batch mentions; the first event naming one supplies its attributes. */
+function planEntities(events: NewEvent[]) {
+  const devices = new Set<string>();
+  const objects = new Map<string, NewObjectRow>();
+  const types = new Map<string, NewEventTypeRow>();
+  for (const { source, eventType } of events) {
+    devices.add(source.deviceName);
+    const id = fullObjectId(source.objectDomain, source.objectId);
+    if (!objects.has(id)) objects.set(id, { id, ...source });
+    const key = eventTypeKey(source.objectDomain, eventType.eventType);
+    if (!types.has(key)) types.set(key, { domain: source.objectDomain, ...eventType });
+  }
+  const lockKeys = [...[...devices].map(deviceKey), ...[...objects.keys()].map(objectKey), ...[...types.keys()].map(typeKey)];
+  return { devices: [...devices], objects: [...objects.values()], types: [...types.values()], lockKeys };
+}
+
+export function createWriteEvents(deps: WriterDeps): WriteEvents {
+  const { pool, locks, known, metrics } = deps;
+
+  return async (events) => {
+    if (events.length === 0) return [];
+    const plan = planEntities(events);
+    const rows = events.map((e) => ({
+      id: uuidv7(),
+      objectRef: fullObjectId(e.source.objectDomain, e.source.objectId),
+      deviceName: e.source.deviceName,
+      domain: e.source.objectDomain,
+      eventType: e.eventType.eventType,
+      images: e.images,
+      videoClips: e.videoClips,
+      properties: e.properties,
+    }));
+    // Only first sightings need the lock; known identities go straight to the (idempotent) inserts.
+    const unknown = plan.lockKeys.filter((key) => !known.has(key));
+    // One statement (one round trip) in the spec's order: device, object, event type, then the events.
+    const stored = await locks(unknown, () =>
+      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
+    );
+    for (const key of plan.lockKeys) known.add(key);
+    metrics.eventsRecorded.inc(events.length);
+    const ensured = (kind: string, named: number, created: number) => {
+      metrics.entitiesEnsured.inc({ kind, result: 'created' }, created);
+      metrics.entitiesEnsured.inc({ kind, result: 'reused' }, named - created);
+    };
+    ensured('device', plan.devices.length, stored.devices.size);
+    ensured('object', plan.objects.length, stored.objects.size);
+    ensured('event_type', plan.types.length, stored.types.size);
+
+    // Within a batch, only the first event naming a created entity reports it as created.
+    const claim = (set: Set<string>, key: string): boolean => set.delete(key);
+    return events.map((event, i) => {
+      const row = rows[i]!;
+      const times = stored.times.get(row.id);
+      if (!times) throw new Error(`event ${row.id} missing from INSERT ... RETURNING`);
+      return {
+        event: {
+          id: row.id,
+          domain: row.domain,
+          eventType: row.eventType,
+          deviceName: row.deviceName,
+          objectId: event.source.objectId,
+          rels: [objectRel(row.objectRef)],
+          images: row.images,
+          videoClips: row.videoClips,
+          properties: row.properties,
+          createdAtMicros: times.createdUs,
+          updatedAtMicros: times.updatedUs,
+        },
+        outcome: {
+          deviceCreated: claim(stored.devices, row.deviceName),
+          objectCreated: claim(stored.objects, row.objectRef),
+          eventTypeCreated: claim(stored.types, eventTypeKey(row.domain, row.eventType)),
+        },
+      };
+    });
+  };
+}
