@@ -10,7 +10,13 @@ export function timestampFromMicros(micros: bigint): Timestamp {
 /** RFC 3339 in UTC with exactly nine fractional digits, e.g. "2026-11-21T08:20:04.123456000Z". */
 export function formatTimestamp(ts: Timestamp | undefined): string {
   if (!ts) throw new Error('timestamp missing');
-  const millis = BigInt(ts.seconds) * 1000n;
-  const whole = new Date(Number(millis)).toISOString().slice(0, 19);
-  return `${whole}.${String(ts.nanos).padStart(9, '0')}Z`;
+  // Events committed together share their timestamps: a batch formats each distinct value once.
+  if (ts.seconds === last.seconds && ts.nanos === last.nanos) return last.text;
+  // Seconds of any representable date are far below 2^53: a double holds them exactly.
+  const whole = new Date(Number(ts.seconds) * 1000).toISOString().slice(0, 19);
+  const text = `${whole}.${String(ts.nanos).padStart(9, '0')}Z`;
+  last = { seconds: ts.seconds, nanos: ts.nanos, text };
+  return text;
 }
+
+let last = { seconds: '', nanos: -1, text: '' };

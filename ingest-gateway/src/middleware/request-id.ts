@@ -15,19 +15,35 @@ const QUIET_ROUTES = new Set(['/healthz', '/readyz']);
  * response's `close` event so it sees the final status the errors middleware wrote.
  */
 export function requestId(deps: { logger: Logger; metrics: Metrics }): GatewayMiddleware {
+  // Bound children per label set: prom-client hashes a labels object on every call otherwise, a
+  // measurable share of a request's cost at thousands per second. Label values are low-cardinality.
+  const counters = new Map<string, { inc(): void }>();
+  const histograms = new Map<string, { observe(value: number): void }>();
+  const counter = (method: string, route: string, statusClass: string) => {
+    const key = `${method} ${route} ${statusClass}`;
+    let child = counters.get(key);
+    if (!child) counters.set(key, (child = deps.metrics.httpRequests.labels({ method, route, status_class: statusClass })));
+    return child;
+  };
+  const histogram = (method: string, route: string) => {
+    const key = `${method} ${route}`;
+    let child = histograms.get(key);
+    if (!child) histograms.set(key, (child = deps.metrics.httpDuration.labels({ method, route })));
+    return child;
+  };
   return (ctx, next) => {
-    const started = process.hrtime.bigint();
+    const started = performance.now();
     const sent = ctx.get('X-Request-Id');
     ctx.state.requestId = SANE_REQUEST_ID.test(sent) ? sent : randomUUID();
     ctx.set('X-Request-Id', ctx.state.requestId);
 
     ctx.res.once('close', () => {
-      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      const seconds = (performance.now() - started) / 1000;
       const route = routeOf(ctx);
       const method = KNOWN_METHODS.has(ctx.method) ? ctx.method : 'OTHER';
       const status = ctx.res.writableFinished ? ctx.status : 499;
-      deps.metrics.httpRequests.inc({ method, route, status_class: `${Math.floor(status / 100)}xx` });
-      deps.metrics.httpDuration.observe({ method, route }, seconds);
+      counter(method, route, `${Math.floor(status / 100)}xx`).inc();
+      histogram(method, route).observe(seconds);
       const line = {
         requestId: ctx.state.requestId,
         method: ctx.method,
