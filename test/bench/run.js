@@ -110,7 +110,7 @@ try {
       await load(url, { connections: 64, roles, makeBody: steadyBody });
       add(`scale: steady state on ${(await eventCount(scaleDb.url)).toLocaleString()} events (ratio to steady)`, await load(url, { connections: 64, roles, makeBody: steadyBody }), steady, (r) => r.ratio >= 0.9);
     });
-  } else if (!quick) log('scale scenario skipped: it needs DATABASE_URL (a server to keep the 10 M-event database on)');
+  } else if (!quick) log(serverUrl ? 'scale scenario skipped (--no-scale)' : 'scale scenario skipped: it needs DATABASE_URL (a server to keep the 10 M-event database on)');
 } finally {
   await db?.drop();
 }
