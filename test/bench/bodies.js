@@ -1,47 +1,114 @@
-// Request bodies for the benchmark: the spec's event over many devices, and events carrying a real,
-// unique PNG as base64_image (the media service stores by content hash, so repeats would be free).
+// Request bodies: the spec's event over 1,000 known devices, first sightings, and events carrying a
+// real, unique PNG (the media service stores by content hash, so a repeated image would be a free hit).
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { crc32, deflateSync } from 'node:zlib';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { crc32, deflateSync, inflateSync } from 'node:zlib';
 
-/** The steady-state event of device `n % devices` (known once warmed up). */
-export function eventBody(device, objectId = `cam-${device}`) {
-  return JSON.stringify({
-    source: { device_name: device, object_id: objectId, object_domain: 'bench.camera.video', object_name: 'Bench camera', object_type: 'video_channel' },
-    event: {
-      event_type: { event_type: 'motion_detected', display_name: 'Motion detected', display_description: 'Benchmark event' },
-      event_data: { event_additional_properties: { zone: 'lobby', confidence: '0.93' }, images: ['https://cdn.example.com/1.jpg'], video_clips: [] },
+export const DOMAIN = 'bench.camera.video';
+export const DEVICES = 1000;
+const IMAGE_BYTES = 117 * 1024;
+
+/** The spec's example event, as the steady and first-sighting scenarios send it. */
+function event(properties = { zone: 'lobby', confidence: '0.93' }) {
+  return {
+    event_type: { event_type: 'motion_detected', display_name: 'Motion detected', display_description: 'Motion was detected in the field of view' },
+    event_data: {
+      event_additional_properties: properties,
+      images: ['https://cdn.example.com/snapshots/1.jpg'],
+      video_clips: ['https://cdn.example.com/clips/1.mp4'],
     },
-  });
+  };
 }
 
+function source(device, objectId) {
+  return { device_name: device, object_id: objectId, object_domain: DOMAIN, object_name: `Camera ${objectId}`, object_type: 'video_channel' };
+}
+
+/** Prebuilt so the load tool spends nothing on JSON: request n uses device n % 1000 and its own object. */
+const steadyBodies = Array.from({ length: DEVICES }, (_, i) => JSON.stringify({ source: source(`bench-dev-${i}`, `cam-${i}`), event: event() }));
+
+/** Body of request n in the steady, sequential and scale scenarios. */
+export const steadyBody = (n) => steadyBodies[n % DEVICES];
+
+/** Bodies naming a new device and a new object each (`prefix` makes them new in every run). */
+export function firstSightingBodies(prefix) {
+  const head = `{"source":{"device_name":"${prefix}`;
+  const rest = JSON.stringify(event());
+  return (n) => `${head}${n}","object_id":"obj-${n}","object_domain":"${DOMAIN}","object_name":"First sighting","object_type":"video_channel"},"event":${rest}}`;
+}
+
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
 function chunk(type, data) {
-  const head = Buffer.alloc(8);
-  head.writeUInt32BE(data.length, 0);
-  head.write(type, 4, 'latin1');
-  const crc = Buffer.alloc(4);
-  crc.writeUInt32BE(crc32(Buffer.concat([head.subarray(4), data])) >>> 0, 0);
-  return Buffer.concat([head, data, crc]);
+  const out = Buffer.alloc(12 + data.length);
+  out.writeUInt32BE(data.length, 0);
+  out.write(type, 4, 'latin1');
+  data.copy(out, 8);
+  out.writeUInt32BE(crc32(out.subarray(4, 8 + data.length)), 8 + data.length);
+  return out;
 }
 
 /**
- * Bodies with a ≈117 KiB PNG (random, incompressible pixels) whose last chunks hold a counter: the
- * constant prefix is a multiple of 3 bytes, so each body is string concatenation of fixed Base64 and
- * a few fresh characters, not 117 KiB of Base64 encoding per request in the load tool.
+ * The constant part of a ≈117 KiB RGB PNG of random (incompressible) pixels: signature, IHDR, IDAT
+ * and a padding tEXt chunk sized so the length is a multiple of 3, which makes its Base64 a prefix
+ * of the Base64 of every variant.
  */
-export function createImageBodies() {
-  const width = 200;
-  const height = 196;
-  const raw = Buffer.alloc(height * (1 + width * 3));
-  for (let y = 0; y < height; y++) randomBytes(width * 3).copy(raw, y * (1 + width * 3) + 1);
+function pngPrefix() {
+  const width = 256;
+  const row = 1 + width * 3;
+  const height = Math.round((IMAGE_BYTES - 160) / row);
+  const raw = Buffer.alloc(height * row);
+  for (let y = 0; y < height; y++) randomBytes(width * 3).copy(raw, y * row + 1); // filter byte 0: None
   const ihdr = Buffer.alloc(13);
   ihdr.writeUInt32BE(width, 0);
   ihdr.writeUInt32BE(height, 4);
-  ihdr.set([8, 2, 0, 0, 0], 8);
-  let head = Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw))]);
-  const pad = (3 - ((head.length + 12 + 4) % 3)) % 3;
-  head = Buffer.concat([head, chunk('tEXt', Buffer.from(`pad\0${'x'.repeat(pad)}`, 'latin1'))]);
-  const prefix = `{"source":{"device_name":"bench-img","object_id":"cam-img","object_domain":"bench.camera.video","object_name":"Bench camera","object_type":"video_channel"},"event":{"event_type":{"event_type":"snapshot","display_name":"Snapshot","display_description":"Benchmark image"},"event_data":{"event_additional_properties":{"base64_image":"${head.toString('base64')}`;
-  const suffix = '"}}}}';
-  const tail = (n) => Buffer.concat([chunk('tEXt', Buffer.from(`n\0${String(n).padStart(12, '0')}`, 'latin1')), chunk('IEND', Buffer.alloc(0))]).toString('base64');
-  return { imageBytes: head.length + 12 + 14 + 12, body: (n) => prefix + tail(n) + suffix };
+  ihdr.set([8, 2, 0, 0, 0], 8); // 8 bits per sample, truecolour, deflate, no filter method, no interlace
+  const idat = deflateSync(raw);
+  if (inflateSync(idat).length !== raw.length) throw new Error('PNG pixel data does not round-trip');
+  const head = [Buffer.from('89504e470d0a1a0a', 'hex'), chunk('IHDR', ihdr), chunk('IDAT', idat)];
+  const length = head.reduce((sum, b) => sum + b.length, 0) + 12 + 'Comment\0'.length;
+  head.push(chunk('tEXt', Buffer.from(`Comment\0${'.'.repeat((3 - (length % 3)) % 3)}`, 'latin1')));
+  return { bytes: Buffer.concat(head), width, height };
+}
+
+/**
+ * Bodies carrying a unique PNG each: a tEXt chunk with the run id and a counter, then IEND, follows
+ * the constant prefix, so a body is fixed Base64 + ≈70 fresh characters (no 117 KiB encode per request).
+ * The event comes first and the source last, so the 160 KB head is one string shared by all devices.
+ */
+export function imageBodies(runId) {
+  const png = pngPrefix();
+  const tail = (n) => Buffer.concat([chunk('tEXt', Buffer.from(`bench\0${runId}-${n}`, 'latin1')), chunk('IEND', Buffer.alloc(0))]);
+  const json = JSON.stringify({ event: event({ zone: 'lobby', confidence: '0.93', base64_image: '@IMAGE@' }), source: '@SOURCE@' });
+  const [head, rest] = json.split('@IMAGE@');
+  const [middle, end] = rest.split('"@SOURCE@"');
+  const before = head + png.bytes.toString('base64');
+  const sources = Array.from({ length: DEVICES }, (_, i) => JSON.stringify(source(`bench-dev-${i}`, `cam-${i}`)));
+  return {
+    width: png.width,
+    height: png.height,
+    bytes: png.bytes.length + tail(0).length,
+    /** The whole PNG of request n (for checks; the load never builds it). */
+    png: (n) => Buffer.concat([png.bytes, tail(n)]),
+    body: (n) => `${before}${tail(n).toString('base64')}${middle}${sources[((n % DEVICES) + DEVICES) % DEVICES]}${end}`,
+  };
+}
+
+/** Size and dimensions of the bench PNG, and what `file` makes of it when it is installed (a second opinion). */
+export function describeImage(images, log) {
+  const dir = mkdtempSync(join(tmpdir(), 'bench-png-'));
+  let file;
+  try {
+    writeFileSync(join(dir, 'bench.png'), images.png(0));
+    file = execFileSync('file', ['-b', join(dir, 'bench.png')], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    file = 'not checked (no `file` command)';
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+  if (!file.startsWith('not checked') && !file.startsWith('PNG image data')) throw new Error(`the bench PNG is not recognised by file: ${file}`);
+  log(`image: ${images.bytes.toLocaleString('en')} bytes (${(images.bytes / 1024).toFixed(1)} KiB), ${images.width}x${images.height}; file: ${file}`);
+  return { bytes: images.bytes, width: images.width, height: images.height, file };
 }

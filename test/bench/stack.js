@@ -1,68 +1,113 @@
-// Starts the stack as `npm start` does (deploy/local/start.js) on free ports, and a database for it.
-import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, rmSync } from 'node:fs';
+// Starts the stack the way `npm start` does (node <root>/deploy/local/start.js) on free ports, and
+// the echo baseline; both stop cleanly, and the stack's log goes to a file so load does not flood.
+import { fork, spawn } from 'node:child_process';
+import { chmodSync, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { fileURLToPath } from 'node:url';
+import { stackServices } from './processes.js';
 
+const here = fileURLToPath(new URL('.', import.meta.url));
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** A port nobody listens on right now (the launcher needs six of them). */
 export function freePort() {
-  return new Promise((resolve) => {
-    const s = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = s.address();
-      s.close(() => resolve(port));
+  return new Promise((resolve, reject) => {
+    const server = createServer().once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
     });
   });
 }
 
-/** A database on the DATABASE_URL server: `name` is created fresh unless `keep` and it exists. */
-export async function database(serverUrl, name, { fresh = true } = {}) {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  try {
-    const exists = (await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name])).rowCount > 0;
-    if (exists && fresh) await admin.query(`DROP DATABASE "${name}" WITH (FORCE)`);
-    if (!exists || fresh) await admin.query(`CREATE DATABASE "${name}"`);
-  } finally {
-    await admin.end();
+/** Resolves with the exit of `child`, or false after `ms`. */
+function exited(child, ms) {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(true);
+  return Promise.race([new Promise((resolve) => child.once('exit', () => resolve(true))), sleep(ms).then(() => false)]);
+}
+
+/** Fails early with a clear message when `root` is not a built checkout. */
+export function checkRoot(root) {
+  for (const file of ['deploy/local/start.js', 'ingest-gateway/dist/main.js', 'registry-service/dist/main.js', 'media-service/dist/main.js']) {
+    if (!existsSync(join(root, file))) throw new Error(`${join(root, file)} is missing: is ${root} a built checkout (npm run build)?`);
   }
-  const url = new URL(serverUrl);
-  url.pathname = `/${name}`;
-  return { url: url.toString(), created: fresh, drop: () => dropDatabase(serverUrl, name) };
 }
 
-async function dropDatabase(serverUrl, name) {
-  const admin = new pg.Client({ connectionString: serverUrl });
-  await admin.connect();
-  await admin.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`).finally(() => admin.end());
-}
-
-/** Starts `<root>/deploy/local/start.js`; resolves once /readyz answers. */
-export async function startStack(root, env) {
-  const dataDir = mkdtempSync(join(tmpdir(), 'bench-'));
-  chmodSync(dataDir, 0o755);
-  const ports = await Promise.all(Array.from({ length: 6 }, freePort));
-  const child = spawn(process.execPath, ['deploy/local/start.js'], {
+/**
+ * Starts `<root>/deploy/local/start.js` with its own DATA_DIR and ports; resolves once /readyz says
+ * ready, with the launcher's pid, the three services' pids, the POST URL and stop().
+ */
+export async function startStack(root, env, name) {
+  const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
+  chmodSync(dataDir, 0o755); // embedded Postgres runs as another user when we are root
+  const [port, registry, media, ...metrics] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const logFile = join(dataDir, 'stack.log');
+  const log = createWriteStream(logFile);
+  const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'start.js')], {
     cwd: root,
     env: {
-      ...process.env, ...env, PORT: String(ports[0]), HOST: '127.0.0.1', REGISTRY_GRPC_PORT: String(ports[1]), MEDIA_GRPC_PORT: String(ports[2]),
-      GATEWAY_METRICS_PORT: String(ports[3]), REGISTRY_METRICS_PORT: String(ports[4]), MEDIA_METRICS_PORT: String(ports[5]), DATA_DIR: dataDir, LOG_LEVEL: 'warn',
+      ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port),
+      REGISTRY_GRPC_PORT: String(registry), MEDIA_GRPC_PORT: String(media),
+      GATEWAY_METRICS_PORT: String(metrics[0]), REGISTRY_METRICS_PORT: String(metrics[1]), MEDIA_METRICS_PORT: String(metrics[2]),
     },
-    stdio: ['ignore', 'inherit', 'inherit'],
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
-  const base = `http://127.0.0.1:${ports[0]}`;
-  for (let i = 0; ; i++) {
-    if (await fetch(`${base}/readyz`).then((r) => r.ok, () => false)) break;
-    if (i > 600 || child.exitCode !== null) throw new Error('the stack did not become ready');
-    await new Promise((r) => setTimeout(r, 200));
+  child.stdout.pipe(log, { end: false });
+  child.stderr.pipe(log, { end: false });
+  let stopped;
+  /** Stops the stack once; shows the first lines it logged (warnings and errors, LOG_LEVEL=warn). */
+  const stop = () => (stopped ??= (async () => {
+    await stopLauncher(child);
+    await new Promise((resolve) => log.end(resolve));
+    const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean);
+    if (lines.length > 0) console.error(`[${name} stack] ${lines.length} log lines; the first ones:\n${lines.slice(0, 20).join('\n')}`);
+    rmSync(dataDir, { recursive: true, force: true });
+  })());
+  const base = `http://127.0.0.1:${port}`;
+  const deadline = Date.now() + 120_000;
+  while (!(await fetch(`${base}/readyz`).then((res) => res.ok, () => false))) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop();
+      throw new Error(`the ${name} stack did not become ready (root ${root}); its log is above`);
+    }
+    await sleep(200);
   }
+  const services = stackServices(child.pid);
+  return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, logFile, stop };
+}
+
+/** SIGTERM to the launcher (it drains the gateway, then the backends); SIGKILL everything after 20 s. */
+async function stopLauncher(child) {
+  const services = Object.values(stackServices(child.pid));
+  child.kill('SIGTERM');
+  if (await exited(child, 20_000)) return;
+  for (const pid of services) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // already gone
+    }
+  }
+  child.kill('SIGKILL');
+  await exited(child, 5_000);
+}
+
+/** The node:http JSON echo (baseline-server.js) on a free port. */
+export async function startEcho() {
+  const port = await freePort();
+  const child = fork(join(here, 'baseline-server.js'), [String(port)], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  await new Promise((resolve, reject) => {
+    child.once('message', resolve);
+    child.once('exit', (code) => reject(new Error(`the echo server exited with ${code}`)));
+  });
   return {
     pid: child.pid,
-    url: `${base}/api/platform/dh/dynamic-events`,
+    url: `http://127.0.0.1:${port}/`,
     async stop() {
       child.kill('SIGTERM');
-      if (child.exitCode === null) await new Promise((r) => child.once('exit', r));
-      rmSync(dataDir, { recursive: true, force: true });
+      if (!(await exited(child, 5_000))) child.kill('SIGKILL');
     },
   };
 }

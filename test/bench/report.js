@@ -1,0 +1,98 @@
+// Prints the run's figures as three tables (throughput and latency with goals, CPU µs per event per
+// process, max RSS per service) and writes them as JSON.
+import { writeFileSync } from 'node:fs';
+import { GOALS, verdict } from './scenarios.js';
+
+const TITLES = {
+  steady: 'steady, 1,000 devices',
+  sequential: 'sequential, steady bodies',
+  first: 'first sightings',
+  images: 'images, unique ~117 KiB PNG',
+  scale: 'scale: steady on 10 M events',
+};
+const RSS_GOAL_MIB = 200;
+const CPU_COLUMNS = [['load', 'load tool'], ['gateway', 'echo/gateway'], ['registry', 'registry'], ['media', 'media'], ['postgres', 'postgres']];
+
+const num = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+
+/** Renders rows (arrays of cells) as a text table: numbers right-aligned, the `left` columns left-aligned. */
+function table(header, rows, left = [0]) {
+  const all = [header, ...rows].map((row) => row.map(String));
+  const widths = header.map((_, i) => Math.max(...all.map((row) => row[i].length)));
+  const line = (row) => row.map((cell, i) => (left.includes(i) ? cell.padEnd(widths[i]) : cell.padStart(widths[i]))).join('  ').trimEnd();
+  return [line(all[0]), widths.map((w) => '-'.repeat(w)).join('  '), ...all.slice(1).map(line)].join('\n');
+}
+
+function mainTable(scenarios, quick) {
+  const rows = Object.entries(scenarios).map(([name, r]) => [
+    TITLES[name], r.connections, num(r.rps), num(r.base?.rps), num(r.ratio, 3), num(r.p50, 2), num(r.p99, 2), num(r.base?.p50, 2), r.failed,
+    GOALS[name].text, quick ? '-' : verdict(name, r),
+  ]);
+  return table(['scenario', 'conns', '2xx/s', 'base/s', 'ratio', 'p50 ms', 'p99 ms', 'base p50', 'failed', 'goal', 'result'], rows, [0, 9, 10]);
+}
+
+function cpuTable(scenarios) {
+  const rows = [];
+  const row = (title, cpu) => {
+    const cells = CPU_COLUMNS.map(([key]) => cpu[key] ?? (key === 'gateway' ? cpu.echo : undefined));
+    rows.push([title, ...cells.map((v) => num(v)), num(cells.reduce((sum, v) => sum + (v ?? 0), 0))]);
+  };
+  for (const [name, r] of Object.entries(scenarios)) {
+    if (name !== 'scale') row(`echo for ${name} (${r.connections} conns)`, r.base.cpuUsPerEvent);
+    row(TITLES[name], r.cpuUsPerEvent);
+  }
+  return table(['CPU us per 2xx event', ...CPU_COLUMNS.map(([, title]) => title), 'total'], rows);
+}
+
+/** Max RSS per service across the sampled scenarios, and whether each stays under the goal. */
+export function memory(scenarios) {
+  const max = {};
+  for (const r of Object.values(scenarios)) for (const [role, mib] of Object.entries(r.maxRssMiB ?? {})) max[role] = Math.max(max[role] ?? 0, mib);
+  return { maxMiB: max, pass: Object.keys(max).length === 0 ? null : Object.values(max).every((mib) => mib <= RSS_GOAL_MIB) };
+}
+
+function memoryTable(scenarios, quick) {
+  const sampled = Object.entries(scenarios).filter(([, r]) => r.maxRssMiB);
+  const rows = sampled.map(([name, r]) => [TITLES[name], ...['gateway', 'registry', 'media'].map((role) => num(r.maxRssMiB[role])), '']);
+  const { pass } = memory(scenarios);
+  if (pass !== null) rows.push(['goal: each <= 200 MiB', '', '', '', quick ? '-' : pass ? 'PASS' : 'MISS']);
+  return table(['max RSS, MiB', 'gateway', 'registry', 'media', 'result'], rows, [0, 4]);
+}
+
+/** Failures, first-sighting checks and skipped scenarios, as plain lines under the tables. */
+function notes(report) {
+  const lines = [];
+  for (const [name, r] of Object.entries(report.scenarios)) {
+    for (const run of name === 'scale' ? [r] : [r, r.base]) {
+      if (run.failed === 0) continue;
+      const who = run === r ? name : `echo for ${name}`;
+      lines.push(`${who}: ${run.failed} failed (${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts); first distinct: ${JSON.stringify(run.failures)}`);
+    }
+  }
+  const check = report.scenarios.first?.check;
+  if (check) lines.push(`first sightings check: ${JSON.stringify(check)}`);
+  const scaleDb = report.meta.scaleDatabase;
+  if (scaleDb) lines.push(`scale database: ${scaleDb.reused ? `reused, ${scaleDb.events.toLocaleString('en')} events` : `created and seeded in ${scaleDb.seedSeconds} s`}`);
+  for (const [name, why] of Object.entries(report.skipped)) lines.push(`${name}: skipped, ${why}`);
+  return lines;
+}
+
+/** Prints the whole report on stdout. */
+export function printReport(report) {
+  const { meta, scenarios } = report;
+  console.log(`\nPOST /dynamic-events: ${meta.root}${meta.commit ? ` (${meta.commit})` : ''}; ${meta.backend}; ${meta.seconds} s per scenario (echo ${meta.echoSeconds} s)`);
+  console.log('base = node:http JSON echo with the same bodies and connections, measured just before (scale: the steady row);');
+  console.log(`every goal also needs 0 failed requests${meta.quick ? '; --quick: no performance goals, only failures and duplicates' : ''}\n`);
+  if (Object.keys(scenarios).length > 0) {
+    console.log(mainTable(scenarios, meta.quick));
+    console.log(`\n${cpuTable(scenarios)}`);
+    if (Object.values(scenarios).some((r) => r.maxRssMiB)) console.log(`\n${memoryTable(scenarios, meta.quick)}`);
+  }
+  const extra = notes(report);
+  if (extra.length > 0) console.log(`\n${extra.join('\n')}`);
+}
+
+/** All figures, for comparing runs (a before and an after) by program. */
+export function writeJson(file, report) {
+  writeFileSync(file, `${JSON.stringify({ ...report, memory: memory(report.scenarios) }, null, 2)}\n`);
+}

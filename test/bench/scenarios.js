@@ -1,0 +1,114 @@
+// The scenarios, each measured right after its echo baseline (same bodies, same connections), so the
+// ratio compares two runs a few seconds apart on a machine whose speed drifts.
+import { DEVICES, firstSightingBodies, steadyBody } from './bodies.js';
+import { countDevices, firstSightingRows } from './database.js';
+import { load } from './load.js';
+import { postgresPids } from './processes.js';
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The goals; every one also asks for 0 failed requests (a 503 or a timeout is not a served event). */
+export const GOALS = {
+  steady: { text: '>= 0.18 x echo, p99 <= 50 ms', pass: (r) => r.ratio >= 0.18 && r.p99 <= 50 },
+  sequential: { text: 'p50 reported (no threshold)', pass: () => null },
+  first: { text: '>= 0.12 x echo, 0 duplicates/losses', pass: (r) => r.ratio >= 0.12 && r.check.anomalies === 0 },
+  images: { text: '>= 0.30 x echo', pass: (r) => r.ratio >= 0.3 },
+  scale: { text: '>= 0.9 x steady', pass: (r) => r.ratio >= 0.9 },
+};
+
+/** PASS, MISS or INFO (no threshold) for a measured scenario. */
+export function verdict(name, r) {
+  if (r.failed > 0) return 'MISS';
+  const pass = GOALS[name].pass(r);
+  return pass === null ? 'INFO' : pass ? 'PASS' : 'MISS';
+}
+
+/** Per-stack load settings: CPU roles (services and Postgres) and the pids whose RSS is sampled. */
+export function stackTarget(stack, sharedPostgres, headers) {
+  const { gateway, registry, media } = stack.services;
+  const roles = () => ({ gateway: [gateway], registry: [registry], media: [media], postgres: postgresPids(registry, sharedPostgres) });
+  return { url: stack.url, headers, roles, rss: { gateway, registry, media } };
+}
+
+export function echoTarget(echo, headers) {
+  return { url: echo.url, headers, roles: () => ({ echo: [echo.pid] }) };
+}
+
+/**
+ * Creates the 1,000 devices and objects the steady bodies use (a pass of exactly 1,000 requests,
+ * repeated until all answer 2xx), then, in full mode, a few seconds more for JIT and pools.
+ */
+export async function warmUp(ctx, target, dbUrl) {
+  const base = { url: target.url, headers: target.headers, connections: 64, body: steadyBody, roles: target.roles };
+  for (let attempt = 1; ; attempt++) {
+    const pass = await load({ ...base, amount: DEVICES });
+    const stored = dbUrl ? await countDevices(dbUrl, 'bench-dev-') : undefined;
+    const complete = stored ? stored.devices === DEVICES && stored.objects === DEVICES : pass.ok === DEVICES;
+    if (complete) break;
+    const seen = stored ? `${stored.devices} devices, ${stored.objects} objects stored` : `${pass.ok} answered 2xx`;
+    if (attempt === 3) throw new Error(`warm-up: ${seen} of ${DEVICES}; failures: ${JSON.stringify(pass.failures)}`);
+    ctx.log(`warm-up incomplete (${seen}); again`);
+  }
+  if (!ctx.quick) await load({ ...base, seconds: Math.min(5, ctx.seconds) });
+}
+
+/** Runs the echo with `echoBody`, then the stack with `body`; the result carries both and the ratio. */
+async function paired(ctx, target, { connections, body, echoBody = body, ...extra }) {
+  const echo = await load({ ...echoTarget(ctx.echo, target.headers), connections, seconds: ctx.echoSeconds, body: echoBody });
+  const run = await load({ ...target, connections, seconds: ctx.seconds, body, rss: extra.rss ? target.rss : undefined, ids: extra.ids });
+  return { ...run, base: echo, ratio: run.rps / echo.rps };
+}
+
+export const steady = (ctx, target) => paired(ctx, target, { connections: 64, body: steadyBody, rss: true });
+
+export const sequential = (ctx, target) => paired(ctx, target, { connections: 1, body: steadyBody });
+
+/**
+ * New device and object in every call; then the answers against what was stored: ids unique,
+ * every 2xx stored once, one event per device, no rows beyond the requests left unanswered at stop.
+ */
+export async function first(ctx, target, dbUrl) {
+  const prefix = `bench-first-${ctx.runId}-`;
+  const r = await paired(ctx, target, { connections: 64, body: firstSightingBodies(prefix), echoBody: firstSightingBodies('bench-echo-'), ids: true });
+  const distinct = new Set(r.ids.filter(Boolean));
+  const check = { answered2xx: r.ok, unansweredAtStop: r.unanswered, distinctIds: distinct.size, unparsedIds: r.ids.length - r.ids.filter(Boolean).length };
+  check.duplicateIds = r.ids.length - check.unparsedIds - distinct.size;
+  check.anomalies = check.duplicateIds + check.unparsedIds;
+  if (dbUrl) {
+    await sleep(1000); // let requests cut off at the end of the load finish or be dropped
+    const rows = await firstSightingRows(dbUrl, prefix, [...distinct]);
+    Object.assign(check, rows);
+    check.duplicateEvents = rows.events - rows.event_devices;
+    check.lost = distinct.size - rows.answered_found;
+    check.unexplained = Math.abs(rows.devices - rows.objects) + Math.abs(rows.devices - rows.event_devices) + Math.max(0, rows.events - r.ok - r.unanswered);
+    check.anomalies += check.duplicateEvents + check.lost + check.unexplained;
+  }
+  delete r.ids;
+  return { ...r, check };
+}
+
+/**
+ * Posts one image body and reads the stored image back: the stack must accept the PNG (200) and
+ * serve the same bytes; otherwise the images scenario would measure rejections.
+ */
+export async function checkImage(target, images, base) {
+  const res = await fetch(target.url, { method: 'POST', headers: { ...target.headers, 'content-type': 'application/json' }, body: images.body(-1) });
+  const text = await res.text();
+  if (res.status !== 200) throw new Error(`the bench PNG was refused: ${res.status} ${text.slice(0, 300)}`);
+  const stored = JSON.parse(text).images.at(-1);
+  const got = await fetch(new URL(new URL(stored).pathname, base)).then((r) => r.arrayBuffer());
+  if (!Buffer.from(got).equals(images.png(-1))) throw new Error(`the image read back from ${stored} differs from the one sent`);
+  return stored;
+}
+
+/** Unique PNGs; in full mode after 2 s of image load (counters far from the measured ones) to warm the image path. */
+export async function imagesScenario(ctx, target, images) {
+  if (!ctx.quick) await load({ ...target, connections: 16, seconds: 2, body: images.body, from: 1e9 });
+  return paired(ctx, target, { connections: 16, body: images.body, rss: true });
+}
+
+/** The steady scenario on the stack whose database holds the 10 M events; its ratio is to `steadyRun`. */
+export async function scale(ctx, target, steadyRun) {
+  const run = await load({ ...target, connections: 64, seconds: ctx.seconds, body: steadyBody, rss: target.rss });
+  return { ...run, base: { rps: steadyRun.rps, p50: steadyRun.p50, p99: steadyRun.p99 }, ratio: run.rps / steadyRun.rps };
+}
