@@ -32,6 +32,10 @@ export interface StartOptions {
   lockWaitMs?: number;
   poolSize?: number;
   migrate?: boolean;
+  /** WRITE_CONCURRENCY (default 4). */
+  writeConcurrency?: number;
+  /** WRITE_QUEUE_MAX_EVENTS (default 50,000). */
+  writeQueueMaxEvents?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -41,7 +45,15 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
   const locker = options.locker ?? createMemoryLocker({ ttlMs: 10_000 });
   const promRegistry = new Registry();
   const metrics = createMetrics(promRegistry);
-  const server = createServer({ logger: silent, pool, locker, metrics, lockWaitMs: options.lockWaitMs ?? 3000, writeConcurrency: 4, writeQueueMaxEvents: 50_000 });
+  const server = createServer({
+    logger: silent,
+    pool,
+    locker,
+    metrics,
+    lockWaitMs: options.lockWaitMs ?? 3000,
+    writeConcurrency: options.writeConcurrency ?? 4,
+    writeQueueMaxEvents: options.writeQueueMaxEvents ?? 50_000,
+  });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();
   const address = `127.0.0.1:${port}`;
