@@ -2,12 +2,12 @@ import { AppError, invalidArgument } from '@dynamic-events/proto';
 
 /** Optional data-URL prefix the spec allows in front of the Base64 payload. */
 const DATA_URL_PREFIX = /^data:image\/[A-Za-z0-9.+-]+;base64,/i;
-/** Standard alphabet, padding only at the end (length is checked separately). */
-const STRICT_BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /**
  * Decodes strict Base64 (standard alphabet, correct padding, no whitespace, canonical trailing
- * bits). Node's decoder silently skips bad characters, so the result is re-encoded and compared.
+ * bits). Node's decoder silently skips bad characters and accepts the URL alphabet, so the result
+ * is re-encoded and compared: only the canonical encoding of some bytes survives that, which makes
+ * a separate alphabet regex redundant (and it cost three times the decode on a 117 KiB image).
  * The size is checked on the encoded length first, so an oversized value is never decoded.
  * Errors: 400 (rule "not-empty" or "base64") and 413 (rule "max-bytes"), all naming `field`.
  */
@@ -28,7 +28,7 @@ export function decodeStrictBase64(value: string, maxBytes: number, field: strin
 
   const invalid = () =>
     invalidArgument(field, 'base64', `${field} must be strict Base64 (standard alphabet, correct padding, no whitespace)`);
-  if (payload.length % 4 !== 0 || !STRICT_BASE64.test(payload)) throw invalid();
+  if (payload.length % 4 !== 0) throw invalid();
   const bytes = Buffer.from(payload, 'base64');
   if (bytes.toString('base64') !== payload) throw invalid();
   return bytes;

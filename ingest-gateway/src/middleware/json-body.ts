@@ -97,25 +97,34 @@ export function parseJsonObject(text: string, maxDepth: number): Record<string, 
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
-const OPENERS = new Set([0x5b, 0x7b]);
-const CLOSERS = new Set([0x5d, 0x7d]);
 
-/** True when arrays/objects nest deeper than `max` (the top-level object is level 1); skips strings. */
+/**
+ * True when arrays/objects nest deeper than `max` (the top-level object is level 1). Strings are
+ * skipped with a native indexOf rather than walked character by character: a Base64 image is
+ * almost the whole body, and a per-character loop over it cost more than parsing it.
+ */
 export function nestingExceeds(text: string, max: number): boolean {
   let depth = 0;
-  let inString = false;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    if (inString) {
-      if (code === BACKSLASH) i++;
-      else if (code === QUOTE) inString = false;
-    } else if (code === QUOTE) {
-      inString = true;
-    } else if (OPENERS.has(code)) {
+    if (code === QUOTE) {
+      i = closingQuote(text, i);
+    } else if (code === 0x5b || code === 0x7b) {
       if (++depth > max) return true;
-    } else if (CLOSERS.has(code)) {
+    } else if (code === 0x5d || code === 0x7d) {
       depth--;
     }
   }
   return false;
+}
+
+/** Index of the quote that closes the string opened at `open` (text.length when none does). */
+function closingQuote(text: string, open: number): number {
+  for (let close = text.indexOf('"', open + 1); close !== -1; close = text.indexOf('"', close + 1)) {
+    // A quote preceded by an odd run of backslashes is escaped; the opening quote ends the run.
+    let backslashes = 0;
+    while (text.charCodeAt(close - 1 - backslashes) === BACKSLASH) backslashes++;
+    if (backslashes % 2 === 0) return close;
+  }
+  return text.length;
 }
