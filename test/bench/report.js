@@ -38,7 +38,7 @@ function cpuTable(scenarios) {
     rows.push([title, ...cells.map((v) => num(v)), num(cells.reduce((sum, v) => sum + (v ?? 0), 0))]);
   };
   for (const [name, r] of Object.entries(scenarios)) {
-    if (name !== 'scale') row(`echo for ${name} (${r.connections} conns)`, r.base.cpuUsPerEvent);
+    row(name === 'scale' ? 'steady, empty database (interleaved)' : `echo for ${name} (${r.connections} conns)`, r.base.cpuUsPerEvent);
     row(TITLES[name], r.cpuUsPerEvent);
   }
   return table(['CPU us per 2xx event', ...CPU_COLUMNS.map(([, title]) => title), 'total'], rows);
@@ -63,9 +63,9 @@ function memoryTable(scenarios, quick) {
 function notes(report) {
   const lines = [];
   for (const [name, r] of Object.entries(report.scenarios)) {
-    for (const run of name === 'scale' ? [r] : [r, r.base]) {
+    for (const run of [r, r.base]) {
       if (run.failed === 0) continue;
-      const who = run === r ? name : `echo for ${name}`;
+      const who = run === r ? name : name === 'scale' ? 'steady, empty database (interleaved with scale)' : `echo for ${name}`;
       lines.push(`${who}: ${run.failed} failed (${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts); first distinct: ${JSON.stringify(run.failures)}`);
     }
   }
@@ -73,6 +73,7 @@ function notes(report) {
   if (check) lines.push(`first sightings check: ${JSON.stringify(check)}`);
   const scaleDb = report.meta.scaleDatabase;
   if (scaleDb) lines.push(`scale database: ${scaleDb.reused ? `reused, ${scaleDb.events.toLocaleString('en')} events` : `created and seeded in ${scaleDb.seedSeconds} s`}`);
+  if (report.scenarios.scale) lines.push(`scale rounds (10 M / empty, alternated): ${report.scenarios.scale.rounds.join(', ')}`);
   for (const [name, why] of Object.entries(report.skipped)) lines.push(`${name}: skipped, ${why}`);
   return lines;
 }
@@ -81,7 +82,7 @@ function notes(report) {
 export function printReport(report) {
   const { meta, scenarios } = report;
   console.log(`\nPOST /dynamic-events: ${meta.root}${meta.commit ? ` (${meta.commit})` : ''}; ${meta.backend}; ${meta.seconds} s per scenario (echo ${meta.echoSeconds} s)`);
-  console.log('base = node:http JSON echo with the same bodies and connections, measured just before (scale: the steady row);');
+  console.log('base = node:http JSON echo with the same bodies and connections, measured just before (scale: steady on the empty database, alternated with it in rounds);');
   console.log(`every goal also needs 0 failed requests${meta.quick ? '; --quick: no performance goals, only failures and duplicates' : ''}\n`);
   if (Object.keys(scenarios).length > 0) {
     console.log(mainTable(scenarios, meta.quick));

@@ -96,7 +96,10 @@ function progress(name, r) {
   log(`${name}: ${r.rps.toFixed(0)} 2xx/s${base}, p50 ${r.p50} ms, p99 ${r.p99} ms, failed ${r.failed}`);
 }
 
-/** Steady, sequential, first sightings and images on one stack over an empty database. */
+/**
+ * Steady, sequential, first sightings and images on one stack over an empty database. Returns its
+ * load target when the scale scenario needs it (the stack then stops with the cleanups).
+ */
 async function emptyDatabaseScenarios(images) {
   const dbName = `bench_${process.pid}`;
   const dbUrl = serverUrl ? await createDatabase(serverUrl, dbName) : undefined;
@@ -113,7 +116,9 @@ async function emptyDatabaseScenarios(images) {
   await run('sequential', () => scenarios.sequential(ctx, target));
   await run('first', () => scenarios.first(ctx, target, dbUrl));
   await run('images', () => scenarios.imagesScenario(ctx, target, images));
+  if (selected.has('scale')) return target;
   await stack.stop();
+  return undefined;
 }
 
 async function main() {
@@ -123,9 +128,6 @@ async function main() {
     if (why) {
       report.skipped.scale = why;
       selected.delete('scale');
-    } else if (!selected.has('steady')) {
-      log('scale is a ratio to steady: running steady too');
-      selected.add('steady');
     }
   }
   const images = selected.has('images') ? imageBodies(ctx.runId) : undefined;
@@ -142,11 +144,11 @@ async function main() {
   cleanups.push(echo.stop);
   ctx.echo = echo;
   log(`root ${root}; ${report.meta.backend}; ${seconds} s per scenario; scenarios: ${[...selected].join(', ')}`);
-  if (['steady', 'sequential', 'first', 'images'].some((name) => selected.has(name))) await emptyDatabaseScenarios(images);
-  if (selected.has('scale')) {
+  const emptyTarget = await emptyDatabaseScenarios(images);
+  if (emptyTarget) {
     const { stack, target } = await stackOn(databaseUrl(serverUrl, SCALE_DB), 'scale');
     await scenarios.warmUp(ctx, target, databaseUrl(serverUrl, SCALE_DB));
-    report.scenarios.scale = await scenarios.scale(ctx, target, report.scenarios.steady);
+    report.scenarios.scale = await scenarios.scale(ctx, emptyTarget, target);
     progress('scale', report.scenarios.scale);
     await stack.stop();
   }
