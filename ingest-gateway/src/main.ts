@@ -1,7 +1,8 @@
 import { createServer } from 'node:http';
-import { createClientMetricsInterceptor, createLogger, createMetricsServer, DEFAULT_MAX_MESSAGE_BYTES, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createClientMetricsInterceptor, createLogger, createMetricsServer, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
+import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
 import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive } from './http-server.js';
@@ -29,8 +30,7 @@ runMain(bootLogger, async () => {
     batching: {
       maxInFlight: config.recordConcurrency,
       maxBatchEvents: LIMITS.batchMaxEvents,
-      // A reply carries each event back with its id, times and rels: a quarter of the limit leaves it room.
-      maxBatchBytes: DEFAULT_MAX_MESSAGE_BYTES / 4,
+      maxBatchBytes: RECORD_BATCH_MAX_BYTES,
       maxQueuedEvents: config.ingestQueueMaxEvents,
       maxQueuedBytes: config.ingestQueueMaxBytes,
       onBatch: (events) => metrics.recordBatchEvents.observe(events),

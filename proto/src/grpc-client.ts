@@ -22,6 +22,8 @@ type ClientConstructor<C> = new (
 export interface ClientOptions {
   /** Largest message sent or received; must match the server's limit for large images. */
   maxMessageBytes?: number;
+  /** Largest message received, when replies may be larger than requests; defaults to maxMessageBytes. */
+  maxReceiveMessageBytes?: number;
   /** Run on every call, e.g. createClientMetricsInterceptor (one per metrics registry, shared by all channels). */
   interceptors?: Interceptor[];
 }
@@ -37,7 +39,7 @@ export const ROUND_ROBIN_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: 
 export function channelOptions(options: ClientOptions = {}): Partial<ChannelOptions> & { interceptors?: Interceptor[] } {
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   return {
-    'grpc.max_receive_message_length': max,
+    'grpc.max_receive_message_length': options.maxReceiveMessageBytes ?? max,
     'grpc.max_send_message_length': max,
     // Keep the channel warm between bursts; pods behind a Service stay reachable without reconnect latency.
     'grpc.keepalive_time_ms': 30_000,

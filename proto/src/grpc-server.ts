@@ -45,6 +45,8 @@ export interface GrpcServerOptions {
   logger: Logger;
   /** Largest message accepted or sent (grpc-js defaults to 4 MiB receive). */
   maxMessageBytes?: number;
+  /** Largest message sent, when replies may be larger than requests; defaults to maxMessageBytes. */
+  maxSendMessageBytes?: number;
   /** Where the grpc_server_* metrics (go-grpc-prometheus family) are registered; omitted: not measured. */
   metricsRegistry?: Registry;
   /** Defaults to MAX_CONNECTION_AGE_MS; tests shorten it. */
@@ -87,7 +89,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const max = options.maxMessageBytes ?? DEFAULT_MAX_MESSAGE_BYTES;
   const server = new Server({
     'grpc.max_receive_message_length': max,
-    'grpc.max_send_message_length': max,
+    'grpc.max_send_message_length': options.maxSendMessageBytes ?? max,
     // grpc-js asks for SO_REUSEPORT by default; on runtimes that honour it (Node >= 22.12) a second
     // instance on a busy port would bind silently and share traffic. Fail loudly instead.
     'grpc.so_reuseport': 0,

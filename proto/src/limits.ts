@@ -27,3 +27,22 @@ export const BASE64_IMAGE_KEY = 'base64_image';
 
 /** gRPC message size limit of our channels and servers unless a service raises it (grpc-js's own default). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
+
+/**
+ * Largest message on the registry's channels. One event within LIMITS can reach about 18 MB on the
+ * wire (256 properties of 16,384 four-byte characters), far above grpc-js's 4 MiB default.
+ */
+export const REGISTRY_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Most a reply adds to its request per event: id, times, outcome, framing and the object's rel
+ * (percent-encoded, up to three times the object id's bytes). A test checks it against the worst case.
+ */
+export const REPLY_OVERHEAD_PER_EVENT_BYTES = 16 * 1024;
+
+/**
+ * Largest request the registry accepts. A reply carries every event back, so it is larger than its
+ * request: receiving less than the send limit guarantees that whatever was accepted (and committed)
+ * can also be answered, instead of being committed and then failing (the caller retries: a duplicate).
+ */
+export const REGISTRY_MAX_REQUEST_BYTES = REGISTRY_MAX_MESSAGE_BYTES - LIMITS.batchMaxEvents * REPLY_OVERHEAD_PER_EVENT_BYTES;

@@ -1,4 +1,4 @@
-import { addReflection, createGrpcServer, LIMITS, registry, REGISTRY_PROTO, type GrpcServer } from '@dynamic-events/proto';
+import { addReflection, createGrpcServer, LIMITS, registry, REGISTRY_MAX_MESSAGE_BYTES, REGISTRY_MAX_REQUEST_BYTES, REGISTRY_PROTO, type GrpcServer } from '@dynamic-events/proto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -46,7 +46,13 @@ export interface RegistryServer {
 /** Wires the registry: handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
 export function createServer(deps: ServerDeps): RegistryServer {
   const { logger, pool, metrics } = deps;
-  const grpc = createGrpcServer({ logger, metricsRegistry: deps.metricsRegistry });
+  // Replies carry each event back: receive less than may be sent, so an accepted call can always be answered.
+  const grpc = createGrpcServer({
+    logger,
+    metricsRegistry: deps.metricsRegistry,
+    maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
+    maxSendMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
+  });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
   const write = createWriteEvents({ pool, locks, known: createKnownEntities(), metrics });
   const recorder = createEventRecorder(write, {

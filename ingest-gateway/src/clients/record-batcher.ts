@@ -7,12 +7,18 @@ interface Pending {
   requestId: string | undefined;
 }
 
+/**
+ * Where a RecordEvents batch is cut: far larger batches brought nothing measurable. An event larger
+ * than this still goes, alone (the registry's channel takes any event the documented limits accept).
+ */
+export const RECORD_BATCH_MAX_BYTES = 1024 * 1024;
+
 /** How the gateway coalesces events into RecordEvents calls (from the config). */
 export interface RecordBatcherOptions {
   /** RecordEvents calls outstanding at once; events arriving meanwhile leave together in the next one. */
   maxInFlight: number;
   maxBatchEvents: number;
-  /** Encoded bytes of one RecordEvents request; kept well below the channel's message limit. */
+  /** Encoded bytes of one RecordEvents request (RECORD_BATCH_MAX_BYTES in production). */
   maxBatchBytes: number;
   /** Events waiting for a call, and their encoded bytes: beyond either, requests get 503 at once. */
   maxQueuedEvents: number;

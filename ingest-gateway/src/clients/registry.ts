@@ -1,4 +1,13 @@
-import { callUnary, createGrpcClient, createHealthChecker, formatTimestamp, registry, type Interceptor } from '@dynamic-events/proto';
+import {
+  callUnary,
+  createGrpcClient,
+  createHealthChecker,
+  formatTimestamp,
+  registry,
+  REGISTRY_MAX_MESSAGE_BYTES,
+  REGISTRY_MAX_REQUEST_BYTES,
+  type Interceptor,
+} from '@dynamic-events/proto';
 import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
 import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher.js';
 
@@ -31,7 +40,11 @@ export interface RegistryClientOptions {
 
 /** Creates the gateway's only registry client (one channel, reused by every request). */
 export function createRegistryClient(address: string, options: RegistryClientOptions): RegistryClient {
-  const client = createGrpcClient(registry.RegistryServiceClient, address, { interceptors: options.interceptors });
+  const client = createGrpcClient(registry.RegistryServiceClient, address, {
+    maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
+    maxReceiveMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
+    interceptors: options.interceptors,
+  });
   const health = createHealthChecker(address, { interceptors: options.interceptors });
   const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
   const record = createRecordBatcher(client.recordEvents.bind(client), { ...options.batching, deadlineMs: options.deadlineMs });
