@@ -134,13 +134,13 @@ describe('MediaService when S3 is down', () => {
     health.close();
   });
 
-  it('answers INTERNAL "internal error" with no internal text', async () => {
+  it('answers UNAVAILABLE (an outage: retry later) with no internal text', async () => {
     for (const call of [media.store(samples.jpeg.bytes), media.get(`${sha256(samples.jpeg.bytes)}.jpg`)]) {
       const err = await rejection(call);
       expect(err).toBeInstanceOf(AppError);
-      expect(err.code).toBe('INTERNAL');
-      expect(err.message).toBe('internal error');
-      expect(err.details).toEqual({});
+      expect(err.code).toBe('UNAVAILABLE');
+      expect(err.message).toBe('the image store is unavailable; retry later');
+      expect(err.details).toEqual({ rule: 'unavailable', retryAfterSeconds: 1 });
     }
   });
 });

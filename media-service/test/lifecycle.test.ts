@@ -44,8 +44,8 @@ describe('graceful shutdown', () => {
     gated.release();
     await expect(inFlight).resolves.toMatchObject({ created: true, width: 4, height: 3 });
     await stopping;
-    // Stopped for good: new calls are refused.
-    expect((await rejection(media.store(samples.png.bytes))).code).toBe('INTERNAL');
+    // Stopped for good: new calls are refused, as an outage (the caller may retry elsewhere).
+    expect((await rejection(media.store(samples.png.bytes))).code).toBe('UNAVAILABLE');
     health.close();
     media.client.close();
   });

@@ -1,5 +1,6 @@
 import { Metadata, status, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AppError, INTERNAL_MESSAGE, toAppError, type ErrorCode, type ErrorDetails } from './app-error.js';
+import { timedOut, unavailable } from './outage.js';
 
 /**
  * Trailer that marks a status as produced deliberately by one of our handlers. Statuses without it
@@ -45,9 +46,10 @@ export function toStatusObject(err: unknown): Partial<StatusObject> {
 }
 
 /**
- * Client side: turns a failed call into an AppError. A marked status keeps its code and message;
- * anything else (transport failures, deadlines, limits) becomes INTERNAL "internal error" with
- * the original error as cause, because its text describes our infrastructure, not the caller's input.
+ * Client side: turns a failed call into an AppError. A marked status keeps its code and message.
+ * Unmarked ones come from the transport: a peer that cannot be reached (UNAVAILABLE) or a deadline
+ * are outages, answered as such with our own words; anything else (a message limit, a protocol
+ * error) becomes INTERNAL "internal error". The original error is kept as cause, for the logs only.
  */
 export function fromServiceError(err: ServiceError | Error): AppError {
   const serviceError = err as Partial<ServiceError>;
@@ -57,6 +59,8 @@ export function fromServiceError(err: ServiceError | Error): AppError {
     if (code === 'INTERNAL') return new AppError('INTERNAL', INTERNAL_MESSAGE, {}, err);
     return new AppError(code, serviceError.details ?? err.message, parseDetails(trailers.get(DETAILS)[0]), err);
   }
+  if (serviceError.code === status.UNAVAILABLE) return unavailable('a backend service', err);
+  if (serviceError.code === status.DEADLINE_EXCEEDED) return timedOut('a backend service', err);
   return new AppError('INTERNAL', INTERNAL_MESSAGE, {}, err);
 }
 

@@ -17,3 +17,4 @@ export * from './health-client.js';
 export * from './limits.js';
 export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
+export * from './outage.js';

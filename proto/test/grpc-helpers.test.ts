@@ -66,12 +66,22 @@ describe('gRPC helpers over a real server', () => {
     expect(JSON.stringify(err)).not.toContain('postgres://');
   });
 
-  it('maps transport failures to INTERNAL', async () => {
+  it('maps an unreachable peer to UNAVAILABLE (retry later) without its address in the message', async () => {
     const dead = createGrpcClient(media.MediaServiceClient, '127.0.0.1:1');
     const err = (await callUnary(dead.storeImage.bind(dead), { data: Buffer.from('x') }, { deadlineMs: 500 }).catch((e: unknown) => e)) as AppError;
     dead.close();
     expect(err).toBeInstanceOf(AppError);
-    expect(err.code).toBe('INTERNAL');
+    expect(err).toMatchObject({ code: 'UNAVAILABLE', message: 'a backend service is unavailable; retry later', details: { retryAfterSeconds: 1 } });
+    expect(String((err.cause as Error).message)).toContain('127.0.0.1:1');
+  });
+
+  it('maps a missed deadline to DEADLINE_EXCEEDED and other transport failures to INTERNAL', async () => {
+    const late = (await callUnary(client.storeImage.bind(client), { data: Buffer.from('slow') }, { deadlineMs: 20 }).catch((e: unknown) => e)) as AppError;
+    expect(late).toMatchObject({ code: 'DEADLINE_EXCEEDED', message: 'a backend service did not answer in time; retry later' });
+    const small = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: 16 });
+    const tooLarge = (await callUnary(small.storeImage.bind(small), { data: Buffer.alloc(64) }, { deadlineMs: 2000 }).catch((e: unknown) => e)) as AppError;
+    small.close();
+    expect(tooLarge).toMatchObject({ code: 'INTERNAL', message: 'internal error' });
   });
 
   it('streams messages and errors', async () => {

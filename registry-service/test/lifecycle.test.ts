@@ -1,46 +1,24 @@
 /**
  * Health and shutdown as callers see them: SERVING follows the database, a dead database gives
- * INTERNAL "internal error" (nothing leaks), and an in-flight RecordEvent completes during shutdown.
+ * UNAVAILABLE "the event store is unavailable" (an outage, retry later; nothing leaks), and an
+ * in-flight RecordEvent completes during shutdown.
  */
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { AppError, createHealthChecker } from '@dynamic-events/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
 import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
 import { createTestDatabase, freePort, postgresAvailable } from '../../test/support/servers.js';
+import { startTcpProxy } from '../../test/support/tcp-proxy.js';
 import { countRows, sampleEvent, startRegistry, unique } from './helpers.js';
 
 const up = await postgresAvailable();
 
-/** A TCP proxy to Postgres that the test can cut and restore, to play "database down". */
-async function startProxy(target: URL, port: number): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void> }> {
-  let server: Server | undefined;
-  const sockets = new Set<Socket>();
-  const listen = () =>
-    new Promise<void>((resolve) => {
-      server = createServer((inbound) => {
-        const outbound = connect(Number(target.port || 5432), target.hostname);
-        for (const s of [inbound, outbound]) {
-          sockets.add(s);
-          s.on('close', () => sockets.delete(s));
-          s.on('error', () => undefined);
-        }
-        inbound.pipe(outbound).pipe(inbound);
-      });
-      server.listen(port, '127.0.0.1', resolve);
-    });
-  await listen();
+/** A proxy to the test database that can be cut and restored, to play "database down". */
+async function startProxy(target: URL): Promise<{ url: string; cut: () => Promise<void>; restore: () => Promise<void> }> {
+  const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port || 5432) });
   const url = new URL(target);
-  url.host = `127.0.0.1:${port}`;
-  return {
-    url: url.toString(),
-    cut: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server?.close(() => resolve());
-      }),
-    restore: listen,
-  };
+  url.host = `127.0.0.1:${proxy.port}`;
+  return { url: url.toString(), cut: proxy.stop, restore: proxy.start };
 }
 
 describe.skipIf(!up)('health, failures and shutdown', () => {
@@ -52,8 +30,8 @@ describe.skipIf(!up)('health, failures and shutdown', () => {
     await db?.drop();
   });
 
-  it('reports NOT_SERVING while the database is down and SERVING once it is back; calls fail with a bare "internal error"', async () => {
-    const proxy = await startProxy(new URL(db.url), await freePort());
+  it('reports NOT_SERVING while the database is down and SERVING once it is back; calls fail as an outage', async () => {
+    const proxy = await startProxy(new URL(db.url));
     const t = await startRegistry({ databaseUrl: proxy.url });
     const health = createHealthChecker(t.address);
     try {
@@ -65,10 +43,9 @@ describe.skipIf(!up)('health, failures and shutdown', () => {
       expect(await health.isServing(REGISTRY_SERVICE_NAME, 1000)).toBe(false);
       const err = (await t.api.recordEvent(sampleEvent()).catch((e: unknown) => e)) as AppError;
       expect(err).toBeInstanceOf(AppError);
-      expect(err.code).toBe('INTERNAL');
-      expect(err.message).toBe('internal error');
+      expect(err).toMatchObject({ code: 'UNAVAILABLE', message: 'the event store is unavailable; retry later', details: { retryAfterSeconds: 1 } });
       expect(JSON.stringify({ m: err.message, d: err.details })).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i);
-      await expect(t.api.getDevice('camera-01')).rejects.toMatchObject({ code: 'INTERNAL', message: 'internal error' });
+      await expect(t.api.getDevice('camera-01')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: 'the event store is unavailable; retry later' });
 
       await proxy.restore();
       expect(await t.server.health.check()).toBe(true);
@@ -81,13 +58,13 @@ describe.skipIf(!up)('health, failures and shutdown', () => {
     }
   });
 
-  it('answers INTERNAL "internal error" when the database was never reachable', async () => {
+  it('answers UNAVAILABLE when the database was never reachable', async () => {
     const t = await startRegistry({ databaseUrl: `postgres://postgres@127.0.0.1:${await freePort()}/none`, migrate: false });
     try {
       const health = createHealthChecker(t.address);
       expect(await health.isServing(REGISTRY_SERVICE_NAME, 1000)).toBe(false);
       health.close();
-      await expect(t.api.recordEvent(sampleEvent())).rejects.toMatchObject({ code: 'INTERNAL', message: 'internal error', details: {} });
+      await expect(t.api.recordEvent(sampleEvent())).rejects.toMatchObject({ code: 'UNAVAILABLE', message: 'the event store is unavailable; retry later' });
     } finally {
       await t.close();
     }

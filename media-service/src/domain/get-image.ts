@@ -1,4 +1,5 @@
 import { AppError } from '@dynamic-events/proto';
+import { rethrowStorageFailure } from '../storage/failures.js';
 import { CHUNK_BYTES, type ImageStorage } from '../storage/types.js';
 import { isImageKey } from './image-key.js';
 
@@ -27,7 +28,7 @@ export function createGetImage(deps: { storage: ImageStorage }): (key: string, s
   return async (key, signal) => {
     // An arbitrary key is not echoed back: it is caller text of any length.
     if (!isImageKey(key)) throw new AppError('NOT_FOUND', 'image not found');
-    const reader = await deps.storage.open(key, signal);
+    const reader = await deps.storage.open(key, signal).catch(rethrowStorageFailure);
     if (!reader) throw new AppError('NOT_FOUND', `image ${key} not found`);
     return { contentType: reader.contentType, sizeBytes: reader.size, chunks: boundedChunks(reader.chunks, key, reader.size) };
   };

@@ -1,5 +1,6 @@
 import { AppError, invalidArgument } from '@dynamic-events/proto';
 import type { MediaMetrics } from '../metrics.js';
+import { rethrowStorageFailure } from '../storage/failures.js';
 import type { ImageStorage } from '../storage/types.js';
 import { imageKeyOf } from './image-key.js';
 import { sniffImage } from './image-sniff.js';
@@ -61,7 +62,7 @@ export function createStoreImage(deps: StoreImageDeps): (bytes: Buffer) => Promi
       throw err;
     }
     const key = imageKeyOf(bytes, info.ext);
-    const created = await storage.put(key, bytes, info.contentType);
+    const created = await storage.put(key, bytes, info.contentType).catch(rethrowStorageFailure);
     metrics.imagesStored.inc({ result: created ? 'created' : 'deduplicated', format: info.format });
     if (created) metrics.bytesStored.inc(bytes.length);
     return {

@@ -1,5 +1,6 @@
 import { AppError, LIMITS, invalidArgument } from '@dynamic-events/proto';
 import type pg from 'pg';
+import { rethrowDatabaseFailure } from '../db/failures.js';
 import { findDevice } from '../db/queries/devices.js';
 import { findEventType } from '../db/queries/event-types.js';
 import { findEvent } from '../db/queries/events.js';
@@ -38,7 +39,7 @@ export function createReader(pool: pg.Pool): Reader {
     async getEvent(id) {
       if (id === '') throw invalidArgument('id', 'required', 'id is required');
       // Anything but a UUID cannot name an event; checking here also keeps pg cast errors away.
-      const stored = UUID.test(id) ? await findEvent(pool, id) : undefined;
+      const stored = UUID.test(id) ? await findEvent(pool, id).catch(rethrowDatabaseFailure) : undefined;
       if (!stored) throw notFound(UUID.test(id) ? `event ${id}` : 'event');
       const prefix = `${stored.domain}.`;
       return {
@@ -56,18 +57,18 @@ export function createReader(pool: pg.Pool): Reader {
       };
     },
     async getDevice(deviceName) {
-      const device = lookupKey('device_name', deviceName, LIMITS.nameMaxLength) ? await findDevice(pool, deviceName) : undefined;
+      const device = lookupKey('device_name', deviceName, LIMITS.nameMaxLength) ? await findDevice(pool, deviceName).catch(rethrowDatabaseFailure) : undefined;
       if (!device) throw notFound(`device ${quote(deviceName.slice(0, LIMITS.nameMaxLength))}`);
       return device;
     },
     async getObject(id) {
-      const object = lookupKey('id', id, OBJECT_ID_MAX) ? await findObject(pool, id) : undefined;
+      const object = lookupKey('id', id, OBJECT_ID_MAX) ? await findObject(pool, id).catch(rethrowDatabaseFailure) : undefined;
       if (!object) throw notFound(`object ${quote(id.slice(0, OBJECT_ID_MAX))}`);
       return object;
     },
     async getEventType(domain, eventType) {
       const known = lookupKey('domain', domain, LIMITS.nameMaxLength) && lookupKey('event_type', eventType, LIMITS.nameMaxLength);
-      const found = known ? await findEventType(pool, domain, eventType) : undefined;
+      const found = known ? await findEventType(pool, domain, eventType).catch(rethrowDatabaseFailure) : undefined;
       if (!found) throw notFound(`event type ${quote(eventType.slice(0, LIMITS.nameMaxLength))} in domain ${quote(domain.slice(0, LIMITS.nameMaxLength))}`);
       return found;
     },

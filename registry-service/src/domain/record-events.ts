@@ -29,16 +29,19 @@ function sizeOf(event: NewEvent): number {
   return bytes;
 }
 
+/** A refusal caused by one caller's value (nothing was committed): worth splitting the group to find it. */
+const CALLER_CODES = new Set(['INVALID_ARGUMENT', 'ALREADY_EXISTS', 'FAILED_PRECONDITION']);
+
 /**
- * Writes a group of events in one statement. When a caller's value breaks the statement (an AppError:
- * nothing was committed), the group is split in halves and each half tried again, so the offending
- * event gets its error alone and the others are still recorded. A database failure fails them all.
+ * Writes a group of events in one statement. When a caller's value breaks the statement (nothing was
+ * committed), the group is split in halves and each half tried again, so the offending event gets its
+ * error alone and the others are still recorded. An outage or a database failure fails them all.
  */
 async function writeIsolated(write: WriteEvents, events: NewEvent[]): Promise<Array<ItemResult<RecordedEvent>>> {
   try {
     return (await write(events)).map((value) => ({ ok: true, value }));
   } catch (err) {
-    if (!(err instanceof AppError)) throw err;
+    if (!(err instanceof AppError) || !CALLER_CODES.has(err.code)) throw err;
     if (events.length === 1) return [{ ok: false, error: err }];
     const middle = events.length >> 1;
     const [first, second] = await Promise.all([writeIsolated(write, events.slice(0, middle)), writeIsolated(write, events.slice(middle))]);

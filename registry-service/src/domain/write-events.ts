@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { rethrowDatabaseFailure } from '../db/failures.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
 import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
@@ -17,7 +18,8 @@ export interface WriterDeps {
 /**
  * Writes validated events in ONE statement: ensures device, object and event type, then inserts the
  * events. All or none; resolves once it committed, results in order. Rejects with an AppError when
- * a caller's value broke the statement, with a plain Error when the database failed.
+ * a caller's value broke the statement or the database is unreachable (UNAVAILABLE), with a plain
+ * Error when the database failed otherwise.
  */
 export type WriteEvents = (events: NewEvent[]) => Promise<RecordedEvent[]>;
 
@@ -62,7 +64,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     // One statement (one round trip) in the spec's order: device, object, event type, then the events.
     const stored = await locks(unknown, () =>
       insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
-    );
+    ).catch(rethrowDatabaseFailure);
     for (const key of plan.lockKeys) known.add(key);
     metrics.eventsRecorded.inc(events.length);
     const ensured = (kind: string, named: number, created: number) => {
