@@ -16,7 +16,7 @@ import { readRoutes } from './routes/reads.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
-  config: Pick<GatewayConfig, 'platformSegment' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes'>;
+  config: Pick<GatewayConfig, 'platformSegment' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
@@ -41,6 +41,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     media: deps.media,
     maxBodyBytes: deps.config.maxBodyBytes,
     maxImageBytes: deps.config.maxImageBytes,
+    maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
   });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });

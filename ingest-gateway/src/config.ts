@@ -15,6 +15,12 @@ export interface GatewayConfig {
   mediaAddr: string;
   maxBodyBytes: number;
   maxImageBytes: number;
+  /** Request bodies being handled at once, all connections together; beyond it POSTs get 503. */
+  maxInflightBodyBytes: number;
+  /** Whole request (headers and body) must arrive within this; slow senders get 408. */
+  requestTimeoutMs: number;
+  /** Headers must arrive within this. */
+  headersTimeoutMs: number;
   grpcDeadlineMs: number;
   /** RecordEvents calls outstanding at once; events arriving meanwhile are coalesced into the next call. */
   recordConcurrency: number;
@@ -52,6 +58,9 @@ const ENV_SCHEMA = {
     MEDIA_ADDR: hostPort,
     MAX_BODY_BYTES: positive(256 * MIB),
     MAX_IMAGE_BYTES: positive(256 * MIB),
+    MAX_INFLIGHT_BODY_BYTES: positive(4096 * MIB),
+    HTTP_REQUEST_TIMEOUT_MS: positive(3_600_000),
+    HTTP_HEADERS_TIMEOUT_MS: positive(600_000),
     GRPC_DEADLINE_MS: positive(600_000),
     RECORD_CONCURRENCY: positive(1000),
     INGEST_QUEUE_MAX_EVENTS: positive(10_000_000),
@@ -84,6 +93,15 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
   }
   const get = <T>(name: EnvName, fallback: T): T => (values[name] as T | undefined) ?? fallback;
   const port = get('PORT', 8080);
+  const maxBodyBytes = get('MAX_BODY_BYTES', 16 * MIB);
+  const maxInflightBodyBytes = get('MAX_INFLIGHT_BODY_BYTES', 32 * MIB);
+  const requestTimeoutMs = get('HTTP_REQUEST_TIMEOUT_MS', 60_000);
+  const headersTimeoutMs = get('HTTP_HEADERS_TIMEOUT_MS', 10_000);
+  const conflicts = [
+    maxInflightBodyBytes < maxBodyBytes ? 'MAX_INFLIGHT_BODY_BYTES must be at least MAX_BODY_BYTES (a largest body must be able to pass)' : undefined,
+    headersTimeoutMs > requestTimeoutMs ? 'HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS' : undefined,
+  ].filter((problem) => problem !== undefined);
+  if (conflicts.length > 0) throw new Error(`invalid configuration: ${conflicts.join('; ')}`);
   return Object.freeze({
     logLevel: get('LOG_LEVEL', 'info'),
     port,
@@ -93,8 +111,12 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     dynamicEventsToken: get<string | undefined>('DYNAMIC_EVENTS_TOKEN', undefined),
     registryAddr: get('REGISTRY_ADDR', `127.0.0.1:${get('REGISTRY_GRPC_PORT', 50051)}`),
     mediaAddr: get('MEDIA_ADDR', `127.0.0.1:${get('MEDIA_GRPC_PORT', 50052)}`),
-    maxBodyBytes: get('MAX_BODY_BYTES', 16 * MIB),
+    maxBodyBytes,
     maxImageBytes: get('MAX_IMAGE_BYTES', 10 * MIB),
+    maxInflightBodyBytes,
+    // An ingest client sends one JSON body: 60 s is 16 MiB at 2.2 Mbit/s, not Node's 5 minutes.
+    requestTimeoutMs,
+    headersTimeoutMs,
     grpcDeadlineMs: get('GRPC_DEADLINE_MS', 10_000),
     recordConcurrency: get('RECORD_CONCURRENCY', 4),
     ingestQueueMaxEvents: get('INGEST_QUEUE_MAX_EVENTS', 10_000),

@@ -1,4 +1,4 @@
-import type { Server } from 'node:http';
+import { createServer, type RequestListener, type Server } from 'node:http';
 import type { Logger } from '@dynamic-events/proto';
 
 /**
@@ -8,6 +8,19 @@ import type { Logger } from '@dynamic-events/proto';
  */
 export function configureKeepAlive(server: Server, timeoutMs: number): void {
   server.keepAliveTimeout = timeoutMs;
+}
+
+/**
+ * The HTTP server, with bounds on how long a request may take to arrive (Node's default holds a slow
+ * body for 5 minutes): a sender that stalls gets 408 and its connection closes, freeing what its body
+ * held. Node checks these every `connectionsCheckingInterval` (30 s by default, which would stretch
+ * a 10 s header timeout to 40 s): once a second keeps them close to what they say.
+ */
+export function createHttpServer(handler: RequestListener, options: { requestTimeoutMs: number; headersTimeoutMs: number }): Server {
+  return createServer(
+    { requestTimeout: options.requestTimeoutMs, headersTimeout: options.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs) },
+    handler,
+  );
 }
 
 /**

@@ -1,11 +1,10 @@
-import { createServer } from 'node:http';
 import { createClientMetricsInterceptor, createLogger, createMetricsServer, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
 import { loadConfig } from './config.js';
-import { closeGracefully, configureKeepAlive } from './http-server.js';
+import { closeGracefully, configureKeepAlive, createHttpServer } from './http-server.js';
 import { createMetrics } from './metrics.js';
 
 /** gRPC envelope headroom on top of the largest image (must match the media server). */
@@ -45,7 +44,7 @@ runMain(bootLogger, async () => {
   const draining = new AbortController();
   const app = createApp({ config, logger, registry, media, metrics, draining: draining.signal });
 
-  const server = createServer(app.callback());
+  const server = createHttpServer(app.callback(), config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
   const port = await listenHttp(server, config.port, config.host);
   logger.info(

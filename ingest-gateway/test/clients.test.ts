@@ -343,7 +343,7 @@ describe('the app over the real clients', () => {
   it('stores the image, records the event and serves the image back', async () => {
     const metrics = createMetrics();
     const app = createApp({
-      config: { platformSegment: 'platform', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE },
+      config: { platformSegment: 'platform', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE, maxInflightBodyBytes: 64 * 1024 * 1024 },
       logger,
       registry: registryClient,
       media: mediaClient,

@@ -14,6 +14,9 @@ describe('loadConfig', () => {
       mediaAddr: '127.0.0.1:50052',
       maxBodyBytes: 16_777_216,
       maxImageBytes: 10_485_760,
+      maxInflightBodyBytes: 33_554_432,
+      requestTimeoutMs: 60_000,
+      headersTimeoutMs: 10_000,
       grpcDeadlineMs: 10_000,
       recordConcurrency: 4,
       ingestQueueMaxEvents: 10_000,
@@ -38,6 +41,9 @@ describe('loadConfig', () => {
       MEDIA_ADDR: 'media:6001',
       MAX_BODY_BYTES: '1000',
       MAX_IMAGE_BYTES: '500',
+      MAX_INFLIGHT_BODY_BYTES: '4000',
+      HTTP_REQUEST_TIMEOUT_MS: '30000',
+      HTTP_HEADERS_TIMEOUT_MS: '5000',
       GRPC_DEADLINE_MS: '250',
       SHUTDOWN_TIMEOUT_MS: '3000',
       DRAIN_DELAY_MS: '5000',
@@ -56,6 +62,9 @@ describe('loadConfig', () => {
       mediaAddr: 'media:6001',
       maxBodyBytes: 1000,
       maxImageBytes: 500,
+      maxInflightBodyBytes: 4000,
+      requestTimeoutMs: 30_000,
+      headersTimeoutMs: 5000,
       grpcDeadlineMs: 250,
       shutdownTimeoutMs: 3000,
       drainDelayMs: 5000,
@@ -69,6 +78,15 @@ describe('loadConfig', () => {
   it('derives the addresses from the gRPC ports and the public URL from PORT', () => {
     const config = loadConfig({ REGISTRY_GRPC_PORT: '7001', MEDIA_GRPC_PORT: '7002', PORT: '3000' });
     expect(config).toMatchObject({ registryAddr: '127.0.0.1:7001', mediaAddr: '127.0.0.1:7002', publicBaseUrl: 'http://localhost:3000' });
+  });
+
+  it('refuses a body budget below one body and a header timeout above the request timeout', () => {
+    expect(() => loadConfig({ MAX_BODY_BYTES: '2000', MAX_INFLIGHT_BODY_BYTES: '1000' })).toThrow(
+      'invalid configuration: MAX_INFLIGHT_BODY_BYTES must be at least MAX_BODY_BYTES (a largest body must be able to pass)',
+    );
+    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(
+      'invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
+    );
   });
 
   it('treats empty values as unset', () => {

@@ -213,6 +213,8 @@ export interface GatewayOptions {
   token?: string;
   maxBodyBytes?: number;
   maxImageBytes?: number;
+  /** MAX_INFLIGHT_BODY_BYTES (default 32 MiB). */
+  maxInflightBodyBytes?: number;
 }
 
 /** Starts the app with fakes on 127.0.0.1:0; logs are captured (not printed) for assertions. */
@@ -231,6 +233,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
       dynamicEventsToken: options.token,
       maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
       maxImageBytes: options.maxImageBytes ?? 10 * 1024 * 1024,
+      maxInflightBodyBytes: options.maxInflightBodyBytes ?? 32 * 1024 * 1024,
     },
     logger,
     registry,

@@ -18,6 +18,11 @@ export const LIMITS = Object.freeze({
   urlMaxLength: 2048,
   /** Nesting depth of the JSON body; real payloads need 4. */
   jsonMaxDepth: 32,
+  /**
+   * Values in the JSON body (members and array elements, counted before parsing). The largest
+   * valid event has about 700; without a bound, 1.2 M keys in a tolerated field cost 200 MiB to parse.
+   */
+  jsonMaxValues: 4096,
   /** Events in one RecordEvents call (one transaction). */
   batchMaxEvents: 500,
 });

@@ -8,7 +8,7 @@ import type { GatewayMiddleware } from '../context.js';
  * rejects `__proto__` keys, which the contract treats as ordinary property names. JSON.parse
  * stores such keys as own data properties, so they never reach a prototype.
  */
-export function jsonBody(options: { maxBodyBytes: number; maxDepth: number }): GatewayMiddleware {
+export function jsonBody(options: { maxBodyBytes: number; maxDepth: number; maxValues: number }): GatewayMiddleware {
   const read = koaBody({
     json: false,
     urlencoded: false,
@@ -29,7 +29,7 @@ export function jsonBody(options: { maxBodyBytes: number; maxDepth: number }): G
     }
     // No body at all (Content-Length: 0) leaves nothing behind: that is not valid JSON either.
     const text: unknown = ctx.request.body;
-    ctx.state.body = parseJsonObject(typeof text === 'string' ? text : '', options.maxDepth);
+    ctx.state.body = parseJsonObject(typeof text === 'string' ? text : '', options);
     return next();
   };
 }
@@ -76,12 +76,17 @@ export function assertJsonContentType(header: string): void {
 }
 
 /**
- * Parses a body that must be a JSON object. Depth is checked on the text before parsing, in one
- * iterative pass, so an absurdly nested body costs neither a parse nor a deep structure.
+ * Parses a body that must be a JSON object. Depth and the number of values are checked on the text
+ * before parsing, in one iterative pass, so an absurdly nested or wide body costs neither a parse
+ * nor a large structure (memory per request stays near the body's own size).
  */
-export function parseJsonObject(text: string, maxDepth: number): Record<string, unknown> {
-  if (nestingExceeds(text, maxDepth)) {
-    throw invalidArgument('body', 'max-depth', `body is nested too deeply (max ${maxDepth} levels)`);
+export function parseJsonObject(text: string, limits: { maxDepth: number; maxValues: number }): Record<string, unknown> {
+  const shape = jsonShapeExceeds(text, limits.maxDepth, limits.maxValues);
+  if (shape === 'depth') {
+    throw invalidArgument('body', 'max-depth', `body is nested too deeply (max ${limits.maxDepth} levels)`);
+  }
+  if (shape === 'values') {
+    throw invalidArgument('body', 'max-values', `body holds too many JSON values (max ${limits.maxValues} members and elements)`);
   }
   let value: unknown;
   try {
@@ -99,23 +104,29 @@ const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
 
 /**
- * True when arrays/objects nest deeper than `max` (the top-level object is level 1). Strings are
- * skipped with a native indexOf rather than walked character by character: a Base64 image is
- * almost the whole body, and a per-character loop over it cost more than parsing it.
+ * Which limit the JSON text breaks, if any: arrays/objects nested deeper than `maxDepth` (the
+ * top-level object is level 1), or more than `maxValues` members and elements (counted by their
+ * ':' and ',' separators). Strings are skipped with a native indexOf rather than walked character by
+ * character: a Base64 image is almost the whole body, and a per-character loop over it cost more
+ * than parsing it. The count is an upper bound for valid JSON and harmless for invalid JSON
+ * (JSON.parse refuses that afterwards).
  */
-export function nestingExceeds(text: string, max: number): boolean {
+export function jsonShapeExceeds(text: string, maxDepth: number, maxValues: number): 'depth' | 'values' | undefined {
   let depth = 0;
+  let separators = 0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     if (code === QUOTE) {
       i = closingQuote(text, i);
     } else if (code === 0x5b || code === 0x7b) {
-      if (++depth > max) return true;
+      if (++depth > maxDepth) return 'depth';
     } else if (code === 0x5d || code === 0x7d) {
       depth--;
+    } else if (code === 0x2c || code === 0x3a) {
+      if (++separators > maxValues) return 'values';
     }
   }
-  return false;
+  return undefined;
 }
 
 /** Index of the quote that closes the string opened at `open` (text.length when none does). */

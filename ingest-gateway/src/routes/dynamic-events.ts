@@ -4,6 +4,7 @@ import { decodeStrictBase64 } from '../base64.js';
 import type { MediaClient } from '../clients/media.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
+import { bodyBudget } from '../middleware/body-budget.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { CallOptions, EventInput } from '../model.js';
 import { presentEvent } from '../presenters/event.js';
@@ -16,19 +17,22 @@ export interface DynamicEventRouteDeps {
   media: MediaClient;
   maxBodyBytes: number;
   maxImageBytes: number;
+  /** MAX_INFLIGHT_BODY_BYTES: bodies being handled at once, all requests together. */
+  maxInflightBodyBytes: number;
 }
 
 /**
- * POST {base}/dynamic-events: auth → Content-Type → body (size limit) → JSON object → depth →
+ * POST {base}/dynamic-events: auth → body budget → Content-Type → body (size limit) → JSON object → shape →
  * schema → strict Base64 → media.StoreImage → registry.RecordEvent → 200 with the event.
  * Every check runs before the first gRPC call, and media before the registry, so a rejected
  * request stores nothing; a 200 means the registry committed the event.
  */
 export function dynamicEventRoutes(router: Router<GatewayState>, base: string, deps: DynamicEventRouteDeps): void {
   const validator = createEventValidator();
-  const body = jsonBody({ maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth });
+  const budget = bodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes });
+  const body = jsonBody({ maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues });
 
-  router.post(`${base}/dynamic-events`, deps.auth, body, async (ctx) => {
+  router.post(`${base}/dynamic-events`, deps.auth, budget, body, async (ctx) => {
     const { input, base64Image } = validator.validate(ctx.state.body ?? {});
     // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
     // (A getter, not an AbortController: one of those per request costs more than the check.)

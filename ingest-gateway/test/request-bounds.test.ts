@@ -1,0 +1,118 @@
+/**
+ * What one client, or a burst of them, can make the gateway hold: bodies with too many JSON values
+ * are refused before parsing, bodies in flight together share a budget (503 + Retry-After beyond it),
+ * and a request that stalls is cut off by the request and header timeouts.
+ */
+import { connect, type Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { LIMITS } from '@dynamic-events/proto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createHttpServer } from '../src/http-server.js';
+import { API, startGateway, validBody, type TestGateway } from './helpers.js';
+
+const KIB = 1024;
+let gw: TestGateway | undefined;
+const sockets: Socket[] = [];
+afterEach(async () => {
+  for (const socket of sockets.splice(0)) socket.destroy();
+  await gw?.close();
+  gw = undefined;
+});
+
+/** Opens a connection and sends the headers of a POST of `length` bytes plus `sent` bytes of body. */
+function partialPost(url: string, length: number, sent: number): Promise<Socket> {
+  const { hostname, port, pathname } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(port), hostname, () => {
+      socket.write(`POST ${pathname} HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${length}\r\n\r\n${'{'.padEnd(sent, ' ')}`);
+      resolve(socket);
+    });
+    socket.on('error', reject);
+    sockets.push(socket);
+  });
+}
+
+/** Everything a socket receives until it closes (or `ms` pass). */
+function received(socket: Socket, ms: number): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    socket.on('data', (d: Buffer) => (text += d.toString()));
+    socket.on('close', () => resolve(text));
+    setTimeout(() => resolve(text), ms);
+  });
+}
+
+describe('JSON values per body', () => {
+  it(`refuses more than ${LIMITS.jsonMaxValues} members and elements with 400, in a tolerated field too`, async () => {
+    gw = await startGateway();
+    const wide = Object.fromEntries(Array.from({ length: LIMITS.jsonMaxValues }, (_, i) => [`k${i}`, 0]));
+    const res = await gw.post({ ...validBody(), extra: wide });
+    expect(res.status).toBe(400);
+    expect(res.json).toEqual({ error: `body holds too many JSON values (max ${LIMITS.jsonMaxValues} members and elements)` });
+    expect(gw.registry.recorded).toHaveLength(0);
+  });
+
+  it('accepts the largest valid event (256 properties, 64 images and 64 clips)', async () => {
+    gw = await startGateway();
+    const body = validBody() as { event: { event_data: Record<string, unknown> } };
+    body.event.event_data.event_additional_properties = Object.fromEntries(Array.from({ length: LIMITS.propertiesMaxCount }, (_, i) => [`p${i}`, 'v']));
+    body.event.event_data.images = Array.from({ length: LIMITS.urlsMaxCount }, (_, i) => `https://x.example/${i}.jpg`);
+    body.event.event_data.video_clips = Array.from({ length: LIMITS.urlsMaxCount }, (_, i) => `https://x.example/${i}.mp4`);
+    expect((await gw.post(body)).status).toBe(200);
+  });
+});
+
+describe('in-flight body budget', () => {
+  it('answers 503 with Retry-After while other bodies hold the budget, and lets requests through once they are done', async () => {
+    gw = await startGateway({ maxBodyBytes: 256 * KIB, maxInflightBodyBytes: 300 * KIB });
+    const url = `${gw.url}${API}/dynamic-events`;
+    // A slow sender holds 200 KiB of budget while its body trickles in.
+    const slow = await partialPost(url, 200 * KIB, 10);
+    await new Promise((r) => setTimeout(r, 100));
+    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...validBody(), pad: 'x'.repeat(150 * KIB) }) });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(await refused.json()).toEqual({ error: 'too many request bodies in flight; retry later' });
+    // A small body still fits beside it.
+    expect((await gw.post(validBody())).status).toBe(200);
+    slow.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    const later = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...validBody(), pad: 'x'.repeat(150 * KIB) }) });
+    expect(later.status).toBe(200);
+  });
+
+  it('always lets a lone body of the largest size through', async () => {
+    gw = await startGateway({ maxBodyBytes: 256 * KIB, maxInflightBodyBytes: 256 * KIB });
+    const res = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...validBody(), pad: 'x'.repeat(250 * KIB) }) });
+    expect(res.status).toBe(200);
+  });
+});
+
+describe('request timeouts', () => {
+  async function serverWith(timeouts: { requestTimeoutMs: number; headersTimeoutMs: number }) {
+    const server = createHttpServer((req, res) => req.resume().on('end', () => res.end('ok')), timeouts);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/` };
+  }
+
+  it('cuts off a body that stalls after the request timeout with 408', async () => {
+    const { server, url } = await serverWith({ requestTimeoutMs: 1000, headersTimeoutMs: 500 });
+    const started = Date.now();
+    const text = await received(await partialPost(url, 1000, 10), 5000);
+    expect(text).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(2500);
+    server.close();
+  });
+
+  it('cuts off headers that never end after the header timeout', async () => {
+    const { server, url } = await serverWith({ requestTimeoutMs: 5000, headersTimeoutMs: 500 });
+    const { hostname, port } = new URL(url);
+    const socket = connect(Number(port), hostname, () => socket.write('POST / HTTP/1.1\r\nHost: x\r\n'));
+    sockets.push(socket);
+    const started = Date.now();
+    const text = await received(socket, 5000);
+    expect(text).toMatch(/^HTTP\/1\.1 408/);
+    expect(Date.now() - started).toBeLessThan(2000);
+    server.close();
+  });
+});
