@@ -21,7 +21,7 @@ export interface Backends {
 const RELEASE = 'ct';
 
 /** A pod's container as the chart renders it: its args (when it sets any) and its resolved env. */
-export interface RenderedContainer { args: string[] | undefined; env: Record<string, string> }
+export interface RenderedContainer { args: string[] | undefined; env: Record<string, string>; graceSeconds: number | undefined }
 
 /** Each component's container, as the chart renders it with these backends (migrations: the hook Job). */
 export function chartContainers(backends: Backends): Record<Component, RenderedContainer> {
@@ -37,7 +37,7 @@ export function chartContainers(backends: Backends): Record<Component, RenderedC
 }
 
 function resolve(objects: K8sManifest[], workload: K8sManifest): RenderedContainer {
-  const spec = workload.spec as { template: { spec: { containers: PodContainer[] } } };
+  const spec = workload.spec as { template: { spec: { containers: PodContainer[]; terminationGracePeriodSeconds?: number } } };
   const [container] = spec.template.spec.containers;
   if (!container) throw new Error(`${workload.metadata.name}: no container`);
   const env: Record<string, string> = {};
@@ -51,7 +51,7 @@ function resolve(objects: K8sManifest[], workload: K8sManifest): RenderedContain
     if (value === undefined) throw new Error(`${workload.metadata.name}: ${item.name} resolves to nothing`);
     env[item.name] = value;
   }
-  return { args: container.args, env };
+  return { args: container.args, env, graceSeconds: spec.template.spec.terminationGracePeriodSeconds };
 }
 
 function configMap(objects: K8sManifest[], name: string): Record<string, string> {

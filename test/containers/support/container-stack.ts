@@ -24,6 +24,8 @@ export interface ContainerStack {
   /** The chart's drain delay and shutdown timeout of every service, in ms. */
   drainMs: number;
   shutdownMs: number;
+  /** The chart's terminationGracePeriodSeconds: what `docker stop --time` is given. */
+  graceSeconds: number;
   /** Container logs of every service, for failure messages. */
   logs: () => Promise<string>;
   stop: () => Promise<void>;
@@ -72,6 +74,7 @@ export async function startContainerStack(options: { registries: number; medias:
       throw new Error(`${err.message}\n${await logs()}`);
     });
     const testS3 = s3;
+    if (chart.gateway.graceSeconds === undefined) throw new Error('the chart rendered no terminationGracePeriodSeconds');
     return {
       databaseUrl: db.url,
       baseUrl,
@@ -81,6 +84,7 @@ export async function startContainerStack(options: { registries: number; medias:
       medias,
       drainMs: Number(chart.gateway.env.DRAIN_DELAY_MS),
       shutdownMs: Number(chart.gateway.env.SHUTDOWN_TIMEOUT_MS),
+      graceSeconds: chart.gateway.graceSeconds,
       logs,
       stop: async () => {
         await removeContainers();
