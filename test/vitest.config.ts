@@ -5,7 +5,8 @@ export default defineConfig({
   root: new URL('..', import.meta.url).pathname,
   test: {
     include: ['*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    exclude: ['**/node_modules/**', '**/dist/**'],
+    // test/containers/ needs built images: `npm run test:containers` runs it with its own config.
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/containers/**'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,
