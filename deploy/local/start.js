@@ -13,24 +13,30 @@ import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHealthChecker, createLogger } from '@dynamic-events/proto';
+import { chooseInternalPorts } from './ports.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const env = process.env;
 const log = createLogger('launcher', env.LOG_LEVEL ?? 'info');
 
-const registryPort = env.REGISTRY_GRPC_PORT ?? '50051';
-const mediaPort = env.MEDIA_GRPC_PORT ?? '50052';
+const grpcHost = env.GRPC_HOST ?? '127.0.0.1';
 // Derived from PORT only when PORT is a port number: otherwise media would report a bad
 // PUBLIC_BASE_URL the user never set, and the gateway names PORT itself.
 const gatewayPort = /^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : '8080';
 const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`;
 // Three processes on one host need three metrics ports; in Kubernetes each pod just sets METRICS_PORT.
 const metricsHost = env.METRICS_HOST ?? '127.0.0.1';
-const metricsPorts = {
-  gateway: env.GATEWAY_METRICS_PORT ?? '9464',
-  registry: env.REGISTRY_METRICS_PORT ?? '9465',
-  media: env.MEDIA_METRICS_PORT ?? '9466',
-};
+const { ports, moved } = await chooseInternalPorts([
+  { name: 'REGISTRY_GRPC_PORT', value: env.REGISTRY_GRPC_PORT, fallback: 50051, host: grpcHost },
+  { name: 'MEDIA_GRPC_PORT', value: env.MEDIA_GRPC_PORT, fallback: 50052, host: grpcHost },
+  { name: 'GATEWAY_METRICS_PORT', value: env.GATEWAY_METRICS_PORT, fallback: 9464, host: metricsHost },
+  { name: 'REGISTRY_METRICS_PORT', value: env.REGISTRY_METRICS_PORT, fallback: 9465, host: metricsHost },
+  { name: 'MEDIA_METRICS_PORT', value: env.MEDIA_METRICS_PORT, fallback: 9466, host: metricsHost },
+]);
+for (const { name, from, to } of moved) log.warn({ variable: name, default: from, port: to }, `default port ${from} is taken: ${name} uses ${to} (set it to choose)`);
+const registryPort = ports.REGISTRY_GRPC_PORT;
+const mediaPort = ports.MEDIA_GRPC_PORT;
+const metricsPorts = { gateway: ports.GATEWAY_METRICS_PORT, registry: ports.REGISTRY_METRICS_PORT, media: ports.MEDIA_METRICS_PORT };
 const childEnv = {
   ...env,
   // Media builds image URLs and does not know the gateway's port: give both the same origin.
@@ -38,7 +44,7 @@ const childEnv = {
   REGISTRY_GRPC_PORT: registryPort,
   MEDIA_GRPC_PORT: mediaPort,
   // Internal gRPC ports stay on loopback in the all-in-one mode; only the gateway faces users.
-  GRPC_HOST: env.GRPC_HOST ?? '127.0.0.1',
+  GRPC_HOST: grpcHost,
   REGISTRY_ADDR: env.REGISTRY_ADDR ?? `127.0.0.1:${registryPort}`,
   MEDIA_ADDR: env.MEDIA_ADDR ?? `127.0.0.1:${mediaPort}`,
   // Gateway drain then backend drain must fit in the 10 s a container runtime usually grants.
@@ -146,7 +152,7 @@ if (!stopping) {
   try {
     await waitUntil(`gateway did not answer ${probe}`, () => fetch(probe).then((res) => res.ok, () => false), 30_000);
     const metrics = Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, localUrl(metricsHost, port, '/metrics')]));
-    log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events`, metrics }, 'all services started');
+    log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events`, metrics, grpc: { registry: childEnv.REGISTRY_ADDR, media: childEnv.MEDIA_ADDR } }, 'all services started');
   } catch (err) {
     log.error({ err }, 'start-up failed');
     await stop('start-up failed', 1);

@@ -39,6 +39,8 @@ export interface StackOptions {
   env?: Record<string, string>;
   /** Leave PUBLIC_BASE_URL unset, to test the default a user gets. */
   defaultPublicBaseUrl?: boolean;
+  /** Leave the internal gRPC and metrics ports unset, as a user does: the launcher picks them. */
+  defaultInternalPorts?: boolean;
   /** How to run it: the launcher directly (default) or the real `npm start` (builds first, slower). */
   command?: 'launcher' | 'npm-start';
 }
@@ -52,11 +54,15 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     HOME: process.env.HOME ?? '/tmp',
     PORT: String(port),
     HOST: '127.0.0.1',
-    REGISTRY_GRPC_PORT: String(registryPort),
-    MEDIA_GRPC_PORT: String(mediaPort),
-    GATEWAY_METRICS_PORT: String(metricsPorts.gateway),
-    REGISTRY_METRICS_PORT: String(metricsPorts.registry),
-    MEDIA_METRICS_PORT: String(metricsPorts.media),
+    ...(options.defaultInternalPorts
+      ? {}
+      : {
+          REGISTRY_GRPC_PORT: String(registryPort),
+          MEDIA_GRPC_PORT: String(mediaPort),
+          GATEWAY_METRICS_PORT: String(metricsPorts.gateway),
+          REGISTRY_METRICS_PORT: String(metricsPorts.registry),
+          MEDIA_METRICS_PORT: String(metricsPorts.media),
+        }),
     DATA_DIR: options.dataDir,
     ...(options.defaultPublicBaseUrl ? {} : { PUBLIC_BASE_URL: baseUrl }),
     LOG_LEVEL: 'info',
@@ -79,7 +85,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     }
     // `npm start` is used as the README says: send requests once it logs "all services started".
     const ready =
-      options.command === 'npm-start'
+      options.command === 'npm-start' || options.defaultInternalPorts
         ? output.includes('"msg":"all services started"')
         : await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
     if (ready) break;
@@ -90,11 +96,14 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     baseUrl,
     port,
     api: `${baseUrl}/api/${options.env?.PLATFORM_SEGMENT ?? 'platform'}/dh`,
-    metrics: {
-      gateway: `http://127.0.0.1:${metricsPorts.gateway}/metrics`,
-      registry: `http://127.0.0.1:${metricsPorts.registry}/metrics`,
-      media: `http://127.0.0.1:${metricsPorts.media}/metrics`,
-    },
+    // With the launcher's own choice of ports, its start-up line says where they are.
+    metrics: options.defaultInternalPorts
+      ? startedLine(output).metrics
+      : {
+          gateway: `http://127.0.0.1:${metricsPorts.gateway}/metrics`,
+          registry: `http://127.0.0.1:${metricsPorts.registry}/metrics`,
+          media: `http://127.0.0.1:${metricsPorts.media}/metrics`,
+        },
     process: child,
     output: () => output,
     stop: async (signal = 'SIGTERM') => {
@@ -107,6 +116,13 @@ export async function startStack(options: StackOptions): Promise<Stack> {
   };
   running.add(stack);
   return stack;
+}
+
+/** The launcher's "all services started" line: public URL, metrics URLs and gRPC addresses. */
+export function startedLine(output: string): { metrics: Stack['metrics']; grpc: { registry: string; media: string } } {
+  const line = output.split('\n').find((l) => l.includes('"msg":"all services started"'));
+  if (!line) throw new Error(`no "all services started" line in:\n${output}`);
+  return JSON.parse(line) as { metrics: Stack['metrics']; grpc: { registry: string; media: string } };
 }
 
 /** POSTs JSON and returns status, headers and parsed body. */

@@ -1,0 +1,39 @@
+/**
+ * Internal ports of the all-in-one stack (registry and media gRPC, the three metrics servers). A
+ * port set in the environment is used as given: if it is taken, that service fails loudly. An unset
+ * one takes its default when that is free, else any free port, so a second `npm start` on the same
+ * machine with only PORT changed runs beside the first instead of crashing on EADDRINUSE.
+ */
+import { createServer } from 'node:net';
+
+/** Binds `port` on `host` (0: the OS picks) and releases it; resolves the port, or undefined when taken. */
+function probe(port, host) {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen({ port, host, exclusive: true }, () => {
+      const bound = server.address().port;
+      server.close(() => resolve(bound));
+    });
+  });
+}
+
+/**
+ * `wanted`: [{ name, value (the environment's string or undefined), fallback (default port), host }].
+ * Returns { ports: { name: "port" }, moved: [{ name, from, to }] } (moved: defaults that were taken).
+ */
+export async function chooseInternalPorts(wanted) {
+  const ports = {};
+  const moved = [];
+  for (const { name, value, fallback, host } of wanted) {
+    if (value !== undefined && value !== '') {
+      ports[name] = value;
+      continue;
+    }
+    const free = (await probe(fallback, host)) ?? (await probe(0, host));
+    if (free === undefined) throw new Error(`no free port for ${name} on ${host}`);
+    ports[name] = String(free);
+    if (free !== fallback) moved.push({ name, from: fallback, to: free });
+  }
+  return { ports, moved };
+}

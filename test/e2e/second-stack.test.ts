@@ -1,0 +1,66 @@
+/**
+ * Two `npm start` stacks on one machine with only PORT changed: the second finds the default
+ * internal ports (gRPC 50051/50052, metrics 9464–9466) taken, picks free ones and says where they
+ * are, instead of crashing with EADDRINUSE. Ports set explicitly stay strict.
+ */
+import { createServer, type Server } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleEvent } from '../support/example.js';
+import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
+import { postJson, startedLine, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+
+afterAll(stopAllStacks);
+
+const up = await postgresAvailable();
+const DEFAULTS = [50051, 50052, 9464, 9465, 9466];
+
+/** Holds `port` on loopback, as a first stack would (undefined when something already holds it: just as good). */
+function occupy(port: number): Promise<Server | undefined> {
+  return new Promise((resolve) => {
+    const server = createServer();
+    server.once('error', () => resolve(undefined));
+    server.listen(port, '127.0.0.1', () => resolve(server));
+  });
+}
+
+describe.skipIf(!up)('a second stack beside the first', () => {
+  const blockers: Array<Server | undefined> = [];
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dir: ReturnType<typeof tempDir>;
+  let stack: Stack;
+
+  beforeAll(async () => {
+    for (const port of DEFAULTS) blockers.push(await occupy(port));
+    db = await createTestDatabase();
+    dir = tempDir('e2e-second-stack');
+    stack = await startStack({ dataDir: dir.path, env: { DATABASE_URL: db.url }, defaultInternalPorts: true });
+  });
+
+  afterAll(async () => {
+    const result = await stack?.stop('SIGTERM');
+    for (const blocker of blockers) blocker?.close();
+    await db?.drop();
+    dir?.remove();
+    expect(result?.code).toBe(0);
+  });
+
+  it('starts on free internal ports, says where each one is, and serves', async () => {
+    const { metrics, grpc } = startedLine(stack.output());
+    const used = [grpc.registry, grpc.media, metrics.gateway, metrics.registry, metrics.media].map((address) => Number(/:(\d+)(\/|$)/.exec(address)![1]));
+    for (const port of used) expect(DEFAULTS).not.toContain(port);
+    for (const name of ['REGISTRY_GRPC_PORT', 'MEDIA_GRPC_PORT', 'GATEWAY_METRICS_PORT', 'REGISTRY_METRICS_PORT', 'MEDIA_METRICS_PORT']) {
+      expect(stack.output()).toContain(`"variable":"${name}"`);
+    }
+    expect((await postJson(`${stack.api}/dynamic-events`, exampleEvent())).status).toBe(200);
+    for (const url of Object.values(metrics)) expect((await fetch(url)).status).toBe(200);
+  });
+
+  it('keeps an explicitly set port strict: taken, the stack fails to start', async () => {
+    const taken = tempDir('e2e-second-stack-strict');
+    try {
+      await expect(startStack({ dataDir: taken.path, env: { DATABASE_URL: db.url, MEDIA_METRICS_PORT: '9466' }, defaultInternalPorts: true })).rejects.toThrow(/EADDRINUSE|exited/);
+    } finally {
+      taken.remove();
+    }
+  });
+});
