@@ -1,6 +1,6 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
-import type { Logger } from '@dynamic-events/proto';
+import { isClientFault, type Logger } from '@dynamic-events/proto';
 import type { MediaClient } from './clients/media.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { GatewayConfig } from './config.js';
@@ -52,9 +52,13 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     probeDeadlineMs: deps.probeDeadlineMs ?? 2000,
   });
 
-  // Only failures after the response started (a media stream breaking mid-body) get here.
+  // Only failures after the response started (a media stream breaking mid-body) and a client that
+  // broke off or sent bytes that are not HTTP get here. The latter is the client's doing: the access
+  // line (status 499 or 400) already says it; one debug line with the parser's code, no bytes.
   app.on('error', (err: unknown, ctx?: { state?: Partial<GatewayState> }) => {
-    deps.logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after headers were sent');
+    const requestId = ctx?.state?.requestId;
+    if (isClientFault(err)) deps.logger.debug({ requestId, code: (err as { code?: unknown }).code }, 'request ended by the client');
+    else deps.logger.error({ err, requestId }, 'response failed after headers were sent');
   });
 
   app.use(errors(deps));

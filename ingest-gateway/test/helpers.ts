@@ -3,10 +3,10 @@
  * media clients (plain objects implementing the client interfaces) that record every call.
  */
 import { randomUUID } from 'node:crypto';
-import { createServer, type Server } from 'node:http';
-import { pino } from 'pino';
-import { AppError, createMetricsServer, listenHttp } from '@dynamic-events/proto';
+import type { Server } from 'node:http';
+import { AppError, createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
+import { createHttpServer } from '../src/http-server.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
@@ -203,6 +203,8 @@ export interface TestGateway {
   metricsUrl: string;
   draining: AbortController;
   logs: Array<Record<string, unknown>>;
+  /** The same lines as written (to search for secrets and sizes). */
+  rawLogs: string[];
   server: Server;
   close(): Promise<void>;
   /** POST a JSON value (or raw string) to the dynamic-events endpoint. */
@@ -223,7 +225,14 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const media = fakeMedia();
   const draining = new AbortController();
   const logs: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  const rawLogs: string[] = [];
+  // The production logger (its error serializer and redaction), writing into `logs` and `rawLogs`.
+  const logger = createLogger('ingest-gateway', 'debug', {
+    write: (line: string) => {
+      rawLogs.push(line);
+      logs.push(JSON.parse(line) as Record<string, unknown>);
+    },
+  });
   const metricsServer = createMetricsServer(logger);
   const metricsPort = await metricsServer.listen(0, '127.0.0.1');
   const metrics = createMetrics(metricsServer.registry);
@@ -242,7 +251,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     draining: draining.signal,
     probeDeadlineMs: 200,
   };
-  const server = createServer(createApp(deps).callback());
+  const server = createHttpServer(createApp(deps).callback(), { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
   const port = await listenHttp(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   return {
@@ -253,6 +262,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     metricsUrl: `http://127.0.0.1:${metricsPort}/metrics`,
     draining,
     logs,
+    rawLogs,
     server,
     close: async () => {
       await new Promise<void>((resolve) => {

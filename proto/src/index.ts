@@ -18,3 +18,4 @@ export * from './limits.js';
 export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
 export * from './outage.js';
+export * from './log-safety.js';
