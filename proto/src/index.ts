@@ -19,3 +19,4 @@ export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
 export * from './outage.js';
 export * from './log-safety.js';
+export * from './identity.js';

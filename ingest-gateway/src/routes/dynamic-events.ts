@@ -1,5 +1,5 @@
 import type { Router } from '@koa/router';
-import { AppError, LIMITS } from '@dynamic-events/proto';
+import { AppError, fullObjectId, identityConflict, LIMITS } from '@dynamic-events/proto';
 import { decodeStrictBase64 } from '../base64.js';
 import type { MediaClient } from '../clients/media.js';
 import type { RegistryClient } from '../clients/registry.js';
@@ -23,7 +23,7 @@ export interface DynamicEventRouteDeps {
 
 /**
  * POST {base}/dynamic-events: auth → body budget → Content-Type → body (size limit) → JSON object → shape →
- * schema → strict Base64 → media.StoreImage → registry.RecordEvent → 200 with the event.
+ * schema → strict Base64 → identity check → media.StoreImage → registry.RecordEvent → 200 with the event.
  * Every check runs before the first gRPC call, and media before the registry, so a rejected
  * request stores nothing; a 200 means the registry committed the event.
  */
@@ -41,11 +41,27 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
     let event: EventInput = input;
     if (base64Image !== undefined) {
       const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
+      await refuseIdentityConflict(deps.registry, input, call);
       const url = await storeImage(deps.media, bytes, call);
       event = { ...input, images: [...input.images, url] };
     }
     ctx.body = presentEvent(await deps.registry.recordEvent(event, call));
   });
+}
+
+/**
+ * The image is stored before the event is recorded (the event carries its URL), so a source whose
+ * pair spells an existing object's identifier with another domain is refused first: its 409 then
+ * stores nothing. The registry's constraint still decides when two such requests race.
+ */
+async function refuseIdentityConflict(registry: RegistryClient, input: EventInput, call: CallOptions): Promise<void> {
+  const { objectDomain, objectId } = input.source;
+  const fullId = fullObjectId(objectDomain, objectId);
+  const existing = await registry.getObject(fullId, call).catch((err: unknown) => {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
+    throw err;
+  });
+  if (existing && existing.objectDomain !== objectDomain) throw identityConflict(fullId, existing);
 }
 
 /** Stores the image; media's INVALID_ARGUMENT is about the caller's field, so name it. */

@@ -92,10 +92,7 @@ export interface RecordedEvent {
   outcome: Outcome;
 }
 
-/** The full object identifier the spec defines: the domain, a dot, then the object id. */
-export function fullObjectId(objectDomain: string, objectId: string): string {
-  return `${objectDomain}.${objectId}`;
-}
+export { fullObjectId } from '@dynamic-events/proto';
 
 /** The relation an event carries to its object. */
 export function objectRel(fullId: string): string {

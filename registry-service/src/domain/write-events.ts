@@ -1,7 +1,9 @@
+import { identityConflict } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { rethrowDatabaseFailure } from '../db/failures.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
+import { findObject } from '../db/queries/objects.js';
+import { insertRecordBatch, isObjectIdentityViolation, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
 import type { KnownEntities } from './known-entities.js';
@@ -43,6 +45,18 @@ function planEntities(events: NewEvent[]) {
   return { devices: [...devices], objects: [...objects.values()], types: [...types.values()], lockKeys };
 }
 
+/**
+ * An identity conflict is the caller's: ALREADY_EXISTS, so the group commit splits the batch until
+ * the one event is alone, and then names the object that owns the identifier. Anything else is a
+ * database failure (an outage, or a plain error).
+ */
+async function refuseConflict(pool: pg.Pool, rows: Array<{ objectRef: string }>, err: unknown): Promise<never> {
+  if (!isObjectIdentityViolation(err)) rethrowDatabaseFailure(err);
+  const alone = rows.length === 1 ? rows[0]!.objectRef : undefined;
+  const existing = alone === undefined ? undefined : await findObject(pool, alone).catch(rethrowDatabaseFailure);
+  throw identityConflict(alone ?? 'named by one of these events', existing);
+}
+
 export function createWriteEvents(deps: WriterDeps): WriteEvents {
   const { pool, locks, known, metrics } = deps;
 
@@ -64,7 +78,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     // One statement (one round trip) in the spec's order: device, object, event type, then the events.
     const stored = await locks(unknown, () =>
       insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
-    ).catch(rethrowDatabaseFailure);
+    ).catch((err: unknown) => refuseConflict(pool, rows, err));
     for (const key of plan.lockKeys) known.add(key);
     metrics.eventsRecorded.inc(events.length);
     const ensured = (kind: string, named: number, created: number) => {

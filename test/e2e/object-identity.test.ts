@@ -1,0 +1,95 @@
+/**
+ * Two different objects cannot share one identity: ("col.a.b", "c") and ("col.a", "b.c") both spell
+ * "col.a.b.c". The first owns it; the second is refused with 409 naming the existing object, and
+ * stores nothing: no event, no device, no object, no image (even when the two race).
+ */
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { exampleEvent } from '../support/example.js';
+import { samples } from '../support/images.js';
+import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
+import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+
+afterAll(stopAllStacks);
+const up = await postgresAvailable();
+
+function event(device: string, domain: string, objectId: string, image?: Buffer) {
+  const body = exampleEvent({ device, domain, objectId });
+  if (!image) return body;
+  return { ...body, event: { ...body.event, event_data: { ...body.event.event_data, event_additional_properties: { base64_image: image.toString('base64') } } } };
+}
+
+/** Files under the media store (the filesystem default under DATA_DIR). */
+function storedImages(dataDir: string): string[] {
+  const walk = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.startsWith('.') ? [] : [e.name]));
+  try {
+    return walk(join(dataDir, 'media'));
+  } catch {
+    return [];
+  }
+}
+
+describe.skipIf(!up)('object identity', () => {
+  let stack: Stack;
+  let db: Awaited<ReturnType<typeof createTestDatabase>>;
+  let dir: ReturnType<typeof tempDir>;
+  let sql: pg.Client;
+  const count = async (query: string, values: unknown[]) => Number((await sql.query<{ n: string }>(query, values)).rows[0]!.n);
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    dir = tempDir('e2e-identity');
+    stack = await startStack({ dataDir: dir.path, env: { DATABASE_URL: db.url } });
+    sql = new pg.Client({ connectionString: db.url });
+    await sql.connect();
+  });
+  afterAll(async () => {
+    await sql?.end();
+    const result = await stack?.stop('SIGTERM');
+    await db?.drop();
+    dir?.remove();
+    expect(result?.code).toBe(0);
+  });
+
+  it('refuses the second pair with 409 naming the existing object, and stores nothing of it', async () => {
+    const first = await postJson(`${stack.api}/dynamic-events`, event('id-dev-1', 'col.a.b', 'c'));
+    expect(first.status).toBe(200);
+    const second = await postJson(`${stack.api}/dynamic-events`, event('id-dev-2', 'col.a', 'b.c'));
+    expect(second.status).toBe(409);
+    expect(second.body).toEqual({
+      error: 'source.object_id: the object "col.a.b.c" already exists (object_domain "col.a.b", object_id "c"); this object_domain and object_id spell the same identifier: choose another object_id',
+    });
+    expect(await count('SELECT count(*) AS n FROM events WHERE device_name = $1', ['id-dev-2'])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM devices WHERE device_name = $1', ['id-dev-2'])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM event_types WHERE domain = $1', ['col.a'])).toBe(0);
+    expect(await count('SELECT count(*) AS n FROM objects WHERE id = $1', ['col.a.b.c'])).toBe(1);
+    // The owner keeps working.
+    expect((await postJson(`${stack.api}/dynamic-events`, event('id-dev-1', 'col.a.b', 'c'))).status).toBe(200);
+  });
+
+  it('stores no image for a refused pair', async () => {
+    expect((await postJson(`${stack.api}/dynamic-events`, event('img-dev-1', 'img.x.y', 'z', samples.gif.bytes))).status).toBe(200);
+    const before = storedImages(dir.path);
+    expect(before).toHaveLength(1); // the store is where this test looks
+    const refused = await postJson(`${stack.api}/dynamic-events`, event('img-dev-2', 'img.x', 'y.z', samples.png.bytes));
+    expect(refused.status).toBe(409);
+    expect(storedImages(dir.path)).toEqual(before);
+  });
+
+  it('lets exactly one of two racing pairs own the identifier', async () => {
+    const results = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => postJson(`${stack.api}/dynamic-events`, i % 2 ? event(`race-${i}`, 'race.p.q', 'r') : event(`race-${i}`, 'race.p', 'q.r'))),
+    );
+    const statuses = results.map((r) => r.status);
+    expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
+    const { rows } = await sql.query<{ object_domain: string }>('SELECT object_domain FROM objects WHERE id = $1', ['race.p.q.r']);
+    expect(rows).toHaveLength(1);
+    const owner = rows[0]!.object_domain;
+    // Every 200 went to the owner's pair, every 409 to the other; every stored event carries the owner's domain.
+    results.forEach((r, i) => expect(r.status).toBe((i % 2 ? 'race.p.q' : 'race.p') === owner ? 200 : 409));
+    expect(await count("SELECT count(*) AS n FROM events WHERE object_ref = 'race.p.q.r' AND domain <> $1", [owner])).toBe(0);
+  });
+});
