@@ -1,6 +1,7 @@
 import type { Router } from '@koa/router';
-import { AppError, fullObjectId, identityConflict, LIMITS } from '@dynamic-events/proto';
+import { AppError, LIMITS } from '@dynamic-events/proto';
 import { decodeStrictBase64 } from '../base64.js';
+import { createIdentityGuard } from '../clients/identity-guard.js';
 import type { MediaClient } from '../clients/media.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
@@ -29,6 +30,9 @@ export interface DynamicEventRouteDeps {
  */
 export function dynamicEventRoutes(router: Router<GatewayState>, base: string, deps: DynamicEventRouteDeps): void {
   const validator = createEventValidator();
+  // The image is stored before the event is recorded (the event carries its URL): an identity
+  // conflict must be refused before, so that its 409 stores nothing.
+  const identity = createIdentityGuard(deps.registry);
   const budget = bodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes });
   const body = jsonBody({ maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues });
 
@@ -41,27 +45,14 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
     let event: EventInput = input;
     if (base64Image !== undefined) {
       const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
-      await refuseIdentityConflict(deps.registry, input, call);
+      await identity.check(input, call);
       const url = await storeImage(deps.media, bytes, call);
       event = { ...input, images: [...input.images, url] };
     }
-    ctx.body = presentEvent(await deps.registry.recordEvent(event, call));
+    const recorded = await deps.registry.recordEvent(event, call);
+    if (base64Image !== undefined) identity.learn(recorded.domain, input.source.objectId);
+    ctx.body = presentEvent(recorded);
   });
-}
-
-/**
- * The image is stored before the event is recorded (the event carries its URL), so a source whose
- * pair spells an existing object's identifier with another domain is refused first: its 409 then
- * stores nothing. The registry's constraint still decides when two such requests race.
- */
-async function refuseIdentityConflict(registry: RegistryClient, input: EventInput, call: CallOptions): Promise<void> {
-  const { objectDomain, objectId } = input.source;
-  const fullId = fullObjectId(objectDomain, objectId);
-  const existing = await registry.getObject(fullId, call).catch((err: unknown) => {
-    if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
-    throw err;
-  });
-  if (existing && existing.objectDomain !== objectDomain) throw identityConflict(fullId, existing);
 }
 
 /** Stores the image; media's INVALID_ARGUMENT is about the caller's field, so name it. */
