@@ -54,6 +54,43 @@ const childEnv = {
 
 const children = new Map();
 let stopping = false;
+/** The embedded Postgres keeper (npm start without DATABASE_URL), stopped after the services. */
+let postgres;
+
+/**
+ * Starts the embedded Postgres in its own process (deploy/local/postgres/guardian.ts) and resolves
+ * with its URL, which the registry gets as DATABASE_URL like any other Postgres.
+ */
+function startEmbeddedPostgres() {
+  const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'dist', 'guardian.js')], {
+    env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '', LOG_LEVEL: env.LOG_LEVEL ?? 'info', DATA_DIR: env.DATA_DIR ?? '' },
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    detached: true,
+  });
+  const exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  postgres = { child, exited };
+  exited.then(({ code, signal }) => {
+    if (!stopping) {
+      log.error({ code, signal }, 'embedded Postgres exited unexpectedly; stopping the services');
+      void stop('embedded Postgres exited', 1);
+    }
+  });
+  return new Promise((resolve, reject) => {
+    child.once('message', (message) => resolve(message.url));
+    exited.then(({ code }) => reject(new Error(`embedded Postgres did not start (exit ${code})`)));
+  });
+}
+
+/** Stops the embedded Postgres, once the services that use it have exited. */
+async function stopEmbeddedPostgres() {
+  if (!postgres) return true;
+  const { child, exited } = postgres;
+  if (child.exitCode === null && child.signalCode === null) {
+    if (child.connected) child.send('stop');
+    else child.kill('SIGTERM');
+  }
+  return (await exited).code === 0;
+}
 
 function start(name, dir) {
   const child = spawn(process.execPath, [join(root, dir, 'dist', 'main.js')], {
@@ -112,10 +149,11 @@ async function terminate(names) {
 async function stop(reason, code = 0) {
   if (stopping) return;
   stopping = true;
-  log.info({ reason }, 'stopping: gateway first, then registry and media');
+  log.info({ reason }, 'stopping: gateway first, then registry and media, then the embedded Postgres');
   const gatewayOk = await terminate(['gateway']);
   const backendsOk = await terminate(['registry', 'media']);
-  const ok = gatewayOk && backendsOk;
+  const postgresOk = await stopEmbeddedPostgres();
+  const ok = gatewayOk && backendsOk && postgresOk;
   log.info({ ok }, 'stopped');
   process.exit(code !== 0 ? code : ok ? 0 : 1);
 }
@@ -134,8 +172,18 @@ function onSignal(signal) {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
 
-start('registry', 'registry-service');
-start('media', 'media-service');
+if (!env.DATABASE_URL) {
+  try {
+    childEnv.DATABASE_URL = await startEmbeddedPostgres();
+  } catch (err) {
+    log.error({ err }, 'start-up failed');
+    await stop('start-up failed', 1);
+  }
+}
+if (!stopping) {
+  start('registry', 'registry-service');
+  start('media', 'media-service');
+}
 try {
   await Promise.all([
     waitServing('registry', childEnv.REGISTRY_ADDR, 'dynamic_events.registry.v1.RegistryService', 60_000),

@@ -11,9 +11,8 @@ export interface Config {
   metricsHost: string;
   /** Prometheus /metrics listens here. */
   metricsPort: number;
-  dataDir: string;
-  /** Unset: embedded Postgres under `${dataDir}/postgres`. */
-  databaseUrl: string | undefined;
+  /** Required: `npm start` hands the registry its embedded Postgres' URL like any other. */
+  databaseUrl: string;
   databasePoolSize: number;
   /** Unset: in-process lock (one replica). */
   redisUrl: string | undefined;
@@ -32,6 +31,7 @@ const millis = (min: number, max: number, fallback: number) => ({ type: 'integer
 
 const schema = {
   type: 'object',
+  required: ['DATABASE_URL'],
   properties: {
     LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
     GRPC_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
@@ -40,7 +40,6 @@ const schema = {
     DRAIN_DELAY_MS: millis(0, 600_000, 0),
     METRICS_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
     METRICS_PORT: { ...port, default: 9465 },
-    DATA_DIR: { type: 'string', minLength: 1, default: './.data' },
     DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
     DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
     REDIS_URL: { type: 'string', pattern: '^rediss?://' },
@@ -66,7 +65,8 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
   }
   if (!validate(input)) {
     const problems = (validate.errors ?? []).map((e) => {
-      const name = e.instancePath.replace(/^\//, '');
+      const name = e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : e.instancePath.replace(/^\//, '');
+      if (e.keyword === 'required') return `${name} is required (a postgres:// URL; npm start provides an embedded Postgres)`;
       const allowed = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: string[] }).allowedValues.join(', ')})` : '';
       const hint = e.keyword === 'pattern' ? ` (${name === 'REDIS_URL' ? 'redis://…' : 'postgres://…'})` : '';
       // URLs may carry passwords: never echo them.
@@ -84,8 +84,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     drainDelayMs: Number(v.DRAIN_DELAY_MS),
     metricsHost: String(v.METRICS_HOST),
     metricsPort: Number(v.METRICS_PORT),
-    dataDir: String(v.DATA_DIR),
-    databaseUrl: v.DATABASE_URL === undefined ? undefined : String(v.DATABASE_URL),
+    databaseUrl: String(v.DATABASE_URL),
     databasePoolSize: Number(v.DATABASE_POOL_SIZE),
     redisUrl: v.REDIS_URL === undefined ? undefined : String(v.REDIS_URL),
     lockTtlMs: Number(v.LOCK_TTL_MS),

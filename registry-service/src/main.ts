@@ -1,6 +1,5 @@
 import { createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { loadConfig } from './config.js';
-import { startEmbeddedPostgres } from './db/embedded-postgres.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
@@ -17,7 +16,7 @@ runMain(logger, async () => {
   // `node dist/main.js --migrate-only`: the migration job (MIGRATIONS=skip on the service itself).
   const migrateOnly = process.argv.includes('--migrate-only');
 
-  // Closed in reverse order on shutdown or on a failed start: server first, embedded Postgres last.
+  // Closed in reverse order on shutdown or on a failed start: server first, database pools last.
   const closers: Array<{ name: string; close: () => Promise<void> }> = [];
   const closeAll = async (): Promise<void> => {
     for (const { name, close } of closers.splice(0).reverse()) {
@@ -27,12 +26,7 @@ runMain(logger, async () => {
   onShutdownSignal(logger, closeAll);
 
   try {
-    let databaseUrl = config.databaseUrl;
-    if (!databaseUrl) {
-      const embedded = await startEmbeddedPostgres({ dataDir: config.dataDir, logger });
-      closers.push({ name: 'embedded Postgres', close: embedded.stop });
-      databaseUrl = embedded.url;
-    }
+    const { databaseUrl } = config;
     const pool = createPool({ connectionString: databaseUrl, max: config.databasePoolSize, logger });
     closers.push({ name: 'database pool', close: () => pool.end() });
     const healthPool = createPool({ connectionString: databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
@@ -75,7 +69,7 @@ runMain(logger, async () => {
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
     logger.info(
-      { port, host: config.grpcHost, metricsPort, serving, database: config.databaseUrl ? 'external' : 'embedded', locks: config.redisUrl ? 'redis' : 'in-process' },
+      { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
     );
   } catch (err) {

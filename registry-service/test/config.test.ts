@@ -3,7 +3,7 @@ import { loadConfig } from '../src/config.js';
 
 describe('loadConfig', () => {
   it('applies the documented defaults and freezes the result', () => {
-    const config = loadConfig({});
+    const config = loadConfig({ DATABASE_URL: 'postgres://db/x' });
     expect(config).toEqual({
       logLevel: 'info',
       grpcHost: '0.0.0.0',
@@ -12,8 +12,7 @@ describe('loadConfig', () => {
       drainDelayMs: 0,
       metricsHost: '0.0.0.0',
       metricsPort: 9465,
-      dataDir: './.data',
-      databaseUrl: undefined,
+      databaseUrl: 'postgres://db/x',
       databasePoolSize: 10,
       redisUrl: undefined,
       lockTtlMs: 10_000,
@@ -31,7 +30,6 @@ describe('loadConfig', () => {
       GRPC_HOST: '127.0.0.1',
       REGISTRY_GRPC_PORT: '6000',
       SHUTDOWN_TIMEOUT_MS: '1000',
-      DATA_DIR: '/var/lib/de',
       DATABASE_URL: 'postgresql://u:p@db:5432/x',
       DATABASE_POOL_SIZE: '20',
       REDIS_URL: '',
@@ -43,8 +41,13 @@ describe('loadConfig', () => {
       METRICS_PORT: '9100',
       UNRELATED: 'ignored',
     });
-    expect(config).toMatchObject({ logLevel: 'debug', grpcPort: 6000, dataDir: '/var/lib/de', databaseUrl: 'postgresql://u:p@db:5432/x', redisUrl: undefined, lockWaitMs: 0, migrations: 'skip' });
+    expect(config).toMatchObject({ logLevel: 'debug', grpcPort: 6000, databaseUrl: 'postgresql://u:p@db:5432/x', redisUrl: undefined, lockWaitMs: 0, migrations: 'skip' });
     expect(config).toMatchObject({ drainDelayMs: 5000, metricsHost: '127.0.0.1', metricsPort: 9100 });
+  });
+
+  it('requires DATABASE_URL (the registry knows no other database; npm start hands it an embedded one)', () => {
+    expect(() => loadConfig({})).toThrow('invalid configuration: DATABASE_URL is required (a postgres:// URL; npm start provides an embedded Postgres)');
+    expect(() => loadConfig({ DATABASE_URL: '  ' })).toThrow('DATABASE_URL is required');
   });
 
   it('names every bad variable in one error and never echoes URLs', () => {

@@ -4,16 +4,13 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createGrpcClient, createHealthChecker, registry } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../src/db/migrate.js';
-import { isAlive } from '../src/db/postmaster.js';
 import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
-import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable, tempDir } from '../../test/support/servers.js';
+import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable } from '../../test/support/servers.js';
 import { registryApi, sampleEvent, unique } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -67,24 +64,11 @@ describe('node registry-service/dist/main.js', () => {
     for (const c of cleanups.reverse()) await c();
   });
 
-  it('runs with no configuration (embedded Postgres under DATA_DIR), logs its port, and exits 0 on SIGTERM', async () => {
-    const data = tempDir('registry-main');
-    cleanups.push(data.remove);
-    const grpcPort = await freePort();
-    const r = run({ DATA_DIR: data.path, REGISTRY_GRPC_PORT: String(grpcPort) });
+  it('refuses to start without DATABASE_URL, naming it (npm start hands it an embedded Postgres)', async () => {
+    const r = run({ REGISTRY_GRPC_PORT: String(await freePort()) });
     cleanups.push(() => void r.child.kill('SIGKILL'));
-    expect(await listening(r)).toBe(grpcPort);
-    expect(r.output()).toContain('"database":"embedded"');
-    expect(r.output()).not.toMatch(/postgres:\/\/postgres:/);
-    await exercise(grpcPort);
-    const pid = Number((await readFile(join(data.path, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
-
-    const started = Date.now();
-    r.child.kill('SIGTERM');
-    expect(await r.exit).toBe(0);
-    expect(Date.now() - started).toBeLessThan(10_000);
-    expect(r.output()).toContain('embedded Postgres stopped');
-    expect(await isAlive(pid)).toBe(false);
+    expect(await r.exit).toBe(1);
+    expect(r.output()).toContain('DATABASE_URL is required (a postgres:// URL; npm start provides an embedded Postgres)');
   });
 
   it.skipIf(!dbUp || !redisUp)('runs on DATABASE_URL and REDIS_URL, and --migrate-only applies the schema and exits', async () => {

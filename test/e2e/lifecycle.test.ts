@@ -4,7 +4,9 @@
  * leaves nothing behind that blocks the next start, and the token protects the endpoint.
  */
 import { spawn } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import { request } from 'node:http';
+import { join } from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
@@ -91,10 +93,24 @@ describe('lifecycle', () => {
     }
   });
 
+  /** Whether a process exists (signal 0 probes without sending). */
+  const isRunning = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
   it('starts again after the launcher was SIGKILLed', async () => {
     const first = await startStack({ dataDir: dir.path });
+    const postmaster = Number((await readFile(join(dir.path, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     await first.stop('SIGKILL');
-    // The services notice their parent is gone and shut down; the next start must not be blocked.
+    // The services and the embedded Postgres notice their parent is gone and shut down; the next start must not be blocked.
+    const deadline = Date.now() + 15_000;
+    while (Date.now() < deadline && isRunning(postmaster)) await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(isRunning(postmaster)).toBe(false);
     const second = await startStack({ dataDir: dir.path, defaultPublicBaseUrl: true });
     try {
       expect((await getJson(`${second.api}/dynamic-events/${eventId}`)).status).toBe(200);

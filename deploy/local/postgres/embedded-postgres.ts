@@ -5,11 +5,11 @@ import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import pg from 'pg';
 import type { Logger } from 'pino';
-import { sleep } from '../locks/locker.js';
 import { loadPostgresBinaries, postgresUser, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
 import { clusterLocation, reachableBinaries } from './reachable-paths.js';
-import { claimOwnership, clearLeftoverPostmaster, stopProcess } from './postmaster.js';
-import { ensureDatabaseExists } from './queries/databases.js';
+import { claimOwnership, clearLeftoverPostmaster, sleep, stopProcess } from './postmaster.js';
+// The registry owns SQL, this included: the launcher uses its built query module.
+import { ensureDatabaseExists } from '../../../registry-service/dist/db/queries/databases.js';
 
 export interface EmbeddedPostgresOptions {
   /** DATA_DIR; the cluster lives in `${dataDir}/postgres/data` (a link when the postgres user cannot reach DATA_DIR). */

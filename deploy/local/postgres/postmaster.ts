@@ -1,7 +1,11 @@
 import { readFile, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import { sleep } from '../locks/locker.js';
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 
 /** Whether a process exists (zombies count as gone: they only wait to be reaped). */
 export async function isAlive(pid: number): Promise<boolean> {
@@ -68,7 +72,7 @@ async function startTimeOf(pid: number): Promise<string | undefined> {
 }
 
 /**
- * Marks the data directory as owned by this process. Another live owner means a second registry
+ * Marks the data directory as owned by this process. Another live owner means a second stack
  * on the same DATA_DIR: refuse, rather than stop the postmaster it is using. The owner's start
  * time is recorded too, so a recycled pid (a restarted container) does not count as an owner.
  */
@@ -81,7 +85,7 @@ export async function claimOwnership(ownerFile: string, dataDirForMessage: strin
   }
   const { pid, started } = previous;
   if (typeof pid === 'number' && pid !== process.pid && (await isAlive(pid)) && (started === undefined || (await startTimeOf(pid)) === started)) {
-    throw new Error(`DATA_DIR ${dataDirForMessage} is in use by another registry process (pid ${pid}); give each instance its own DATA_DIR`);
+    throw new Error(`DATA_DIR ${dataDirForMessage} is in use by another stack (pid ${pid}); give each instance its own DATA_DIR`);
   }
   await writeFile(ownerFile, JSON.stringify({ pid: process.pid, started: await startTimeOf(process.pid) }));
   return async () => {

@@ -1,5 +1,6 @@
 /**
- * Embedded Postgres: real binaries, data under DATA_DIR/postgres, persistence across restarts,
+ * The launcher's embedded Postgres (npm start without DATABASE_URL): real binaries, data under
+ * DATA_DIR/postgres, persistence across restarts,
  * recovery after the owning process is SIGKILLed, clean stop; and the 100-concurrent-first-
  * sightings guarantee in embedded mode with the in-process lock.
  */
@@ -10,14 +11,14 @@ import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
-import { startEmbeddedPostgres, type EmbeddedPostgres } from '../src/db/embedded-postgres.js';
-import { isAlive } from '../src/db/postmaster.js';
-import { loadPostgresBinaries, postgresUser } from '../src/db/postgres-binaries.js';
-import { reachableBinaries } from '../src/db/reachable-paths.js';
-import { tempDir } from '../../test/support/servers.js';
-import { expectSingleCreation, sampleEvent, silent, startRegistry } from './helpers.js';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../deploy/local/postgres/embedded-postgres.js';
+import { isAlive } from '../../deploy/local/postgres/postmaster.js';
+import { loadPostgresBinaries, postgresUser } from '../../deploy/local/postgres/postgres-binaries.js';
+import { reachableBinaries } from '../../deploy/local/postgres/reachable-paths.js';
+import { expectSingleCreation, sampleEvent, silent, startRegistry } from '../../registry-service/test/helpers.js';
+import { tempDir } from '../support/servers.js';
 
-const DIST_MODULE = fileURLToPath(new URL('../dist/db/embedded-postgres.js', import.meta.url));
+const DIST_MODULE = fileURLToPath(new URL('../../deploy/local/dist/embedded-postgres.js', import.meta.url));
 
 async function postmasterPid(dataDir: string): Promise<number | undefined> {
   const content = await readFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').catch(() => undefined);
@@ -119,7 +120,7 @@ describe('embedded Postgres', () => {
     const first = await startEmbeddedPostgres({ dataDir, logger: silent });
     running.push(first);
     await writeFile(join(dataDir, 'postgres', 'owner.json'), JSON.stringify({ pid: process.ppid }));
-    await expect(startEmbeddedPostgres({ dataDir, logger: silent })).rejects.toThrow(/in use by another registry process/);
+    await expect(startEmbeddedPostgres({ dataDir, logger: silent })).rejects.toThrow(/in use by another stack/);
     await first.stop();
   });
 
