@@ -9,7 +9,7 @@ const MAX_REMEMBERED = 50_000;
  * Refuses, before an image is stored, a source whose pair spells an existing object's full
  * identifier with another domain, so that its 409 stores nothing. Who owns an identifier never
  * changes (objects are neither renamed nor deleted), so owners learnt from the registry (a lookup,
- * or an event it recorded) are remembered: a known object costs no call. The registry's constraint
+ * or any event it recorded) are remembered: a known object costs no call. The registry's constraint
  * still decides when two such requests race.
  */
 export interface IdentityGuard {

@@ -50,7 +50,8 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
       event = { ...input, images: [...input.images, url] };
     }
     const recorded = await deps.registry.recordEvent(event, call);
-    if (base64Image !== undefined) identity.learn(recorded.domain, input.source.objectId);
+    // Every recorded event says who owns its identifier (a Map.set): later images of it need no lookup.
+    identity.learn(recorded.domain, input.source.objectId);
     ctx.body = presentEvent(recorded);
   });
 }
