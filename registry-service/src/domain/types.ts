@@ -97,7 +97,10 @@ export function fullObjectId(objectDomain: string, objectId: string): string {
   return `${objectDomain}.${objectId}`;
 }
 
-/** The relation an event carries to its object. */
+/**
+ * The relation an event carries to its object: a path whose last segment is the full id,
+ * percent-encoded, so ids holding "?", "#", "/" or "%" still resolve to their object.
+ */
 export function objectRel(fullId: string): string {
-  return `/objects/${fullId}`;
+  return `/objects/${encodeURIComponent(fullId)}`;
 }
