@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { Logger } from '@dynamic-events/proto';
+import { isClientFault } from './client-faults.js';
 import type { MediaClient } from './clients/media.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { GatewayConfig } from './config.js';
@@ -51,8 +52,10 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     probeDeadlineMs: deps.probeDeadlineMs ?? 2000,
   });
 
-  // Only failures after the response started (a media stream breaking mid-body) get here.
+  // Only failures after the response started (a media stream breaking mid-body, a client gone) get
+  // here. A client that went away already has its request line (status 499): nothing more to say.
   app.on('error', (err: unknown, ctx?: { state?: Partial<GatewayState> }) => {
+    if (isClientFault(err)) return;
     deps.logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after headers were sent');
   });
 

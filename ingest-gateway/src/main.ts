@@ -4,7 +4,7 @@ import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { createRegistryClient } from './clients/registry.js';
 import { loadConfig } from './config.js';
-import { closeGracefully, configureKeepAlive } from './http-server.js';
+import { closeGracefully, configureKeepAlive, handleClientErrors } from './http-server.js';
 import { createMetrics } from './metrics.js';
 
 /** gRPC envelope headroom on top of the largest image (must match the media server). */
@@ -47,6 +47,7 @@ runMain(bootLogger, async () => {
 
   const server = createServer(app.callback());
   configureKeepAlive(server, config.keepAliveTimeoutMs);
+  handleClientErrors(server, logger);
   const port = await listenHttp(server, config.port, config.host);
   logger.info(
     {

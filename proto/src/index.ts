@@ -11,6 +11,7 @@ export * from './grpc-metrics.js';
 export * from './metrics-server.js';
 export * from './lifecycle.js';
 export * from './logger.js';
+export * from './safe-error.js';
 export * from './reflection.js';
 export * from './timestamps.js';
 export * from './health-client.js';

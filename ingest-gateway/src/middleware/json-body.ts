@@ -1,5 +1,6 @@
 import { koaBody } from 'koa-body';
 import { AppError, invalidArgument } from '@dynamic-events/proto';
+import { isClientFault } from '../client-faults.js';
 import type { GatewayMiddleware } from '../context.js';
 
 /**
@@ -50,8 +51,10 @@ function bodyReadError(err: unknown, maxBodyBytes: number, encoding: string): un
       rule: 'content-encoding',
     });
   }
+  // A client gone mid-body or broken chunked framing: its request line (499) is the only log of it.
+  if (isClientFault(err)) return invalidArgument('body', 'unreadable', 'request aborted');
   if (typeof status === 'number' && status >= 400 && status < 500) {
-    const message = type === 'request.size.invalid' ? 'body length does not match Content-Length' : type === 'request.aborted' ? 'request aborted' : 'body could not be read';
+    const message = type === 'request.size.invalid' ? 'body length does not match Content-Length' : 'body could not be read';
     return invalidArgument('body', 'unreadable', message);
   }
   // Errors without a status while decompressing come from zlib: the caller sent corrupt data.
