@@ -16,5 +16,6 @@ export * from './reflection.js';
 export * from './timestamps.js';
 export * from './health-client.js';
 export * from './limits.js';
+export * from './event-rules.js';
 export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
