@@ -4,11 +4,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
-import { pino } from 'pino';
-import { AppError, createMetricsServer, listenHttp } from '@dynamic-events/proto';
+import { AppError, createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
+import { handleClientErrors } from '../src/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, StoredImage } from '../src/model.js';
 
@@ -221,7 +221,8 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const media = fakeMedia();
   const draining = new AbortController();
   const logs: Array<Record<string, unknown>> = [];
-  const logger = pino({ level: 'debug' }, { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
+  // The production logger (its error sanitiser included), writing into `logs`.
+  const logger = createLogger('ingest-gateway', 'debug', { write: (line: string) => logs.push(JSON.parse(line) as Record<string, unknown>) });
   const metricsServer = createMetricsServer(logger);
   const metricsPort = await metricsServer.listen(0, '127.0.0.1');
   const metrics = createMetrics(metricsServer.registry);
@@ -240,6 +241,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     probeDeadlineMs: 200,
   };
   const server = createServer(createApp(deps).callback());
+  handleClientErrors(server, logger);
   const port = await listenHttp(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   return {
