@@ -7,7 +7,7 @@ describe('textProblem', () => {
     expect(textProblem('a\u0000b')).toBe('nul');
     for (const s of ['\ud800', 'x\udbff', '\udc00y', '\udfff', '\ude00\ud83d']) expect(textProblem(s)).toBe('lone-surrogate');
     for (const s of ['', 'plain', '😀', '\ud83d\ude00', '\ufffd', 'caméra']) expect(textProblem(s)).toBeUndefined();
-    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => textProblem(s.replace(/\u0000/g, '')) === undefined));
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => textProblem(s.replaceAll('\u0000', '')) === undefined));
   });
 
   it('names the field and the rule', () => {
