@@ -5,6 +5,7 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { AppError } from '@dynamic-events/proto';
 import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests break the body in arbitrary, untyped ways
@@ -177,5 +178,34 @@ describe('text that is not Unicode', () => {
     expect(gw.registry.recorded.at(-1)!.source.objectId).toBe('o😀\ufffd');
     const bom = await postRaw(Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from(JSON.stringify(validBody()))]));
     expect(bom.status).toBe(200);
+  });
+});
+
+describe('one full id, one object', () => {
+  it('refuses an image request whose full id names an object of another domain with 409, before storing the image', async () => {
+    const first = mutate((b) => Object.assign(b.source, { object_domain: 'col.a.b', object_id: 'c' }));
+    expect((await gw.post(first, auth)).status).toBe(200);
+    gw.media.calls.length = 0;
+    gw.registry.calls.length = 0;
+    const second = mutate((b) => {
+      Object.assign(b.source, { object_domain: 'col.a', object_id: 'b.c' });
+      b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64');
+    });
+    const response = await gw.post(second, auth);
+    expect(response.status).toBe(409);
+    expect(response.json.error).toBe(
+      'object "col.a.b.c" already exists with object_domain "col.a.b" and object_id "c": source.object_domain "col.a" with source.object_id "b.c" would give another object the same identity',
+    );
+    expect(gw.media.calls).toEqual([]);
+    expect(gw.registry.calls).toEqual(['getObject']);
+  });
+
+  it("answers the registry's ALREADY_EXISTS with 409 and its message", async () => {
+    gw.registry.failWith = new AppError('ALREADY_EXISTS', 'object "x.y" already exists …', { field: 'source.object_id', rule: 'identity-conflict' });
+    try {
+      expect(await gw.post(validBody(), auth)).toMatchObject({ status: 409, json: { error: 'object "x.y" already exists …' } });
+    } finally {
+      gw.registry.failWith = undefined;
+    }
   });
 });

@@ -109,6 +109,11 @@ export interface ObjectIdentity {
   objectId: string;
 }
 
+/** The full object identifier the spec defines: the domain, a dot, then the object id. */
+export function fullObjectId(objectDomain: string, objectId: string): string {
+  return `${objectDomain}.${objectId}`;
+}
+
 /**
  * One full identifier names one object: ("col.a.b", "c") and ("col.a", "b.c") both give
  * "col.a.b.c", so once one exists the other is refused (ALREADY_EXISTS, HTTP 409) naming it,
@@ -116,7 +121,7 @@ export interface ObjectIdentity {
  */
 export function identityConflict(existing: ObjectIdentity, sent: ObjectIdentity): AppError | undefined {
   if (existing.objectDomain === sent.objectDomain && existing.objectId === sent.objectId) return undefined;
-  const fullId = `${existing.objectDomain}.${existing.objectId}`;
+  const fullId = fullObjectId(existing.objectDomain, existing.objectId);
   return new AppError(
     'ALREADY_EXISTS',
     `object ${JSON.stringify(fullId)} already exists with object_domain ${JSON.stringify(existing.objectDomain)} and object_id ` +

@@ -1,5 +1,5 @@
 import type { Router } from '@koa/router';
-import { AppError, LIMITS } from '@dynamic-events/proto';
+import { AppError, fullObjectId, identityConflict, LIMITS } from '@dynamic-events/proto';
 import { decodeStrictBase64 } from '../base64.js';
 import type { MediaClient } from '../clients/media.js';
 import type { RegistryClient } from '../clients/registry.js';
@@ -19,8 +19,9 @@ export interface DynamicEventRouteDeps {
 }
 
 /**
- * POST {base}/dynamic-events: auth → Content-Type → body (size limit) → JSON object → depth →
- * schema → strict Base64 → media.StoreImage → registry.RecordEvent → 200 with the event.
+ * POST {base}/dynamic-events: auth → Content-Type → body (size limit, UTF-8) → JSON object → depth →
+ * schema → characters → strict Base64 → identity free (registry.GetObject) → media.StoreImage →
+ * registry.RecordEvent → 200 with the event.
  * Every check runs before the first gRPC call, and media before the registry, so a rejected
  * request stores nothing; a 200 means the registry committed the event.
  */
@@ -37,11 +38,29 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
     let event: EventInput = input;
     if (base64Image !== undefined) {
       const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
+      await refuseIdentityConflict(deps.registry, input.source, call);
       const url = await storeImage(deps.media, bytes, call);
       event = { ...input, images: [...input.images, url] };
     }
     ctx.body = presentEvent(await deps.registry.recordEvent(event, call));
   });
+}
+
+/**
+ * An image is stored before the event, so a request the registry would refuse with 409 (its full
+ * object id already names an object of another domain) must be refused before: one GetObject, only
+ * on the image path. The registry still decides (a concurrent creator can win after this check).
+ */
+async function refuseIdentityConflict(registry: RegistryClient, source: EventInput['source'], call: CallOptions): Promise<void> {
+  let existing;
+  try {
+    existing = await registry.getObject(fullObjectId(source.objectDomain, source.objectId), call);
+  } catch (err) {
+    if (err instanceof AppError && err.code === 'NOT_FOUND') return;
+    throw err;
+  }
+  const conflict = identityConflict(existing, source);
+  if (conflict) throw conflict;
 }
 
 /** Stores the image; media's INVALID_ARGUMENT is about the caller's field, so name it. */

@@ -92,10 +92,8 @@ export interface RecordedEvent {
   outcome: Outcome;
 }
 
-/** The full object identifier the spec defines: the domain, a dot, then the object id. */
-export function fullObjectId(objectDomain: string, objectId: string): string {
-  return `${objectDomain}.${objectId}`;
-}
+/** The full object identifier "{object_domain}.{object_id}" (the shared rule's definition). */
+export { fullObjectId } from '@dynamic-events/proto';
 
 /**
  * The relation an event carries to its object: a path whose last segment is the full id,

@@ -1,4 +1,7 @@
 import type pg from 'pg';
+import { AppError, identityConflict } from '@dynamic-events/proto';
+import { findObject } from '../db/queries/objects.js';
+import { IDENTITY_CONFLICT_RULE } from '../db/queries/query.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
 import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
@@ -41,6 +44,18 @@ function planEntities(events: NewEvent[]) {
   return { devices: [...devices], objects: [...objects.values()], types: [...types.values()], lockKeys };
 }
 
+/**
+ * The database refused an event whose full object id names an object of another domain. Alone in
+ * its statement, the event gets the shared rule's error naming the existing object; in a group, the
+ * error is rethrown as is and the recorder splits the group until the event is alone.
+ */
+async function explainIdentityConflict(pool: pg.Pool, events: NewEvent[], err: unknown): Promise<never> {
+  const [event] = events;
+  if (events.length !== 1 || !event || !(err instanceof AppError) || err.details.rule !== IDENTITY_CONFLICT_RULE) throw err;
+  const existing = await findObject(pool, fullObjectId(event.source.objectDomain, event.source.objectId));
+  throw (existing && identityConflict(existing, event.source)) || err;
+}
+
 export function createWriteEvents(deps: WriterDeps): WriteEvents {
   const { pool, locks, known, metrics } = deps;
 
@@ -62,7 +77,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     // One statement (one round trip) in the spec's order: device, object, event type, then the events.
     const stored = await locks(unknown, () =>
       insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
-    );
+    ).catch((err: unknown) => explainIdentityConflict(pool, events, err));
     for (const key of plan.lockKeys) known.add(key);
     metrics.eventsRecorded.inc(events.length);
     const ensured = (kind: string, named: number, created: number) => {
