@@ -87,6 +87,7 @@ function fakeRegistryService(): AsyncServiceImpl<registry.RegistryServiceServer>
       return { device: { deviceName: 'camera-01', kind: 'generic', createdAt: CREATED, updatedAt: UPDATED } };
     },
     async getObject(request: registry.GetObjectRequest): Promise<registry.GetObjectResponse> {
+      if (request.id !== 'acme.camera.channel-1') throw new AppError('NOT_FOUND', `object ${request.id} not found`);
       return {
         object: {
           id: request.id,

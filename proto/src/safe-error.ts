@@ -25,6 +25,16 @@ export interface SafeError {
 
 /** Longest message kept; causes worth logging are short. */
 export const SAFE_MESSAGE_MAX = 160;
+/** Longest message kept for a LogSafeError (a configuration report naming every bad variable). */
+const LOG_SAFE_MESSAGE_MAX = 4000;
+
+/**
+ * An error whose message we wrote ourselves from no caller data (e.g. the configuration report,
+ * which names variables, never their values): logged whole.
+ */
+export class LogSafeError extends Error {
+  override readonly name = 'LogSafeError';
+}
 const MAX_FRAMES = 8;
 const MAX_CAUSES = 3;
 /** A value usually starts at a quote or a bracket ("Unexpected token 'x', "{…" is not valid JSON"; "Key (a)=(b)"). */
@@ -62,7 +72,8 @@ export function safeError(err: unknown, depth = 0): SafeError {
   if (typeof err !== 'object' || err === null) return { type: typeof err, message: '' };
   const e = err as Record<string, unknown>;
   const type = nameOf(e.name) ?? nameOf((e.constructor as { name?: unknown } | undefined)?.name) ?? 'Object';
-  const out: SafeError = { type, message: safeMessage(e.message) };
+  const message = err instanceof LogSafeError ? err.message.replace(CONTROL, ' ').slice(0, LOG_SAFE_MESSAGE_MAX) : safeMessage(e.message);
+  const out: SafeError = { type, message };
   if ((typeof e.code === 'string' && CODE.test(e.code)) || typeof e.code === 'number') out.code = e.code;
   const syscall = nameOf(e.syscall);
   if (syscall) out.syscall = syscall;

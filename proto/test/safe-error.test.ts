@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, createLogger, safeError, safeMessage, SAFE_MESSAGE_MAX } from '../src/index.js';
+import { AppError, createLogger, LogSafeError, safeError, safeMessage, SAFE_MESSAGE_MAX } from '../src/index.js';
 
 const SECRET = 'Bearer tok-123';
 const VALUE = 'device-value-9';
@@ -48,6 +48,11 @@ describe('safeError', () => {
     const loop: { message: string; cause?: unknown } = { message: 'loop' };
     loop.cause = loop;
     expect(JSON.stringify(safeError(loop)).length).toBeLessThan(1000);
+  });
+
+  it('logs a LogSafeError (a configuration report we wrote) whole, quotes included', () => {
+    const report = `invalid configuration: LOG_LEVEL must be one of "debug", "info"; ${'PORT must be an integer; '.repeat(10)}`;
+    expect(safeError(new LogSafeError(report)).message).toBe(report);
   });
 
   it('is the err serializer of every service logger', () => {
