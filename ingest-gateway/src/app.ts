@@ -1,6 +1,7 @@
 import Koa from 'koa';
 import { Router } from '@koa/router';
-import { isClientFault, type Logger } from '@dynamic-events/proto';
+import type { Logger } from '@dynamic-events/proto';
+import { isClientFault } from './client-faults.js';
 import type { MediaClient } from './clients/media.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { GatewayConfig } from './config.js';
@@ -52,13 +53,11 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
     probeDeadlineMs: deps.probeDeadlineMs ?? 2000,
   });
 
-  // Only failures after the response started (a media stream breaking mid-body) and a client that
-  // broke off or sent bytes that are not HTTP get here. The latter is the client's doing: the access
-  // line (status 499 or 400) already says it; one debug line with the parser's code, no bytes.
+  // Only failures after the response started (a media stream breaking mid-body, a client gone) get
+  // here. A client that went away already has its request line (status 499): nothing more to say.
   app.on('error', (err: unknown, ctx?: { state?: Partial<GatewayState> }) => {
-    const requestId = ctx?.state?.requestId;
-    if (isClientFault(err)) deps.logger.debug({ requestId, code: (err as { code?: unknown }).code }, 'request ended by the client');
-    else deps.logger.error({ err, requestId }, 'response failed after headers were sent');
+    if (isClientFault(err)) return;
+    deps.logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after headers were sent');
   });
 
   app.use(errors(deps));

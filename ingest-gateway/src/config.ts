@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv';
+import { LogSafeError } from '@dynamic-events/proto';
 
 /** The gateway's validated, frozen configuration. */
 export interface GatewayConfig {
@@ -89,7 +90,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
   }
   if (!validateEnv(values)) {
     const problems = (validateEnv.errors ?? []).map(describe);
-    throw new Error(`invalid configuration: ${[...new Set(problems)].join('; ')}`);
+    throw new LogSafeError(`invalid configuration: ${[...new Set(problems)].join('; ')}`);
   }
   const get = <T>(name: EnvName, fallback: T): T => (values[name] as T | undefined) ?? fallback;
   const port = get('PORT', 8080);

@@ -4,7 +4,7 @@ import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
 import { loadConfig } from './config.js';
-import { closeGracefully, configureKeepAlive, createHttpServer } from './http-server.js';
+import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http-server.js';
 import { createMetrics } from './metrics.js';
 
 /** gRPC envelope headroom on top of the largest image (must match the media server). */
@@ -46,6 +46,7 @@ runMain(bootLogger, async () => {
 
   const server = createHttpServer(app.callback(), config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
+  handleClientErrors(server, logger);
   const port = await listenHttp(server, config.port, config.host);
   logger.info(
     {

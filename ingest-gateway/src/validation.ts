@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import { AppError, BASE64_IMAGE_KEY, invalidArgument } from '@dynamic-events/proto';
+import { AppError, BASE64_IMAGE_KEY, checkEventCharacters, checkObjectIdOutsideDomain, invalidArgument, isBlank, ruleError } from '@dynamic-events/proto';
 import type { EventInput } from './model.js';
 import schema from './schemas/dynamic-event.json' with { type: 'json' };
 
@@ -47,16 +47,7 @@ export function createEventValidator(): EventValidator {
     schemaType: 'boolean',
     errors: false,
     // Whitespace-only counts as empty; the value itself is stored as sent.
-    validate: (enabled: boolean, data: string) => !enabled || data.trim().length > 0,
-  });
-  ajv.addKeyword({
-    keyword: 'noNul',
-    type: 'string',
-    schemaType: 'boolean',
-    errors: false,
-    // The registry refuses U+0000 (Postgres text cannot hold it); refusing it here too means an
-    // image is never stored for a request the registry would then reject.
-    validate: (enabled: boolean, data: string) => !enabled || !data.includes('\u0000'),
+    validate: (enabled: boolean, data: string) => !enabled || !isBlank(data),
   });
   const check = ajv.compile<DynamicEventBody>(schema);
 
@@ -64,38 +55,33 @@ export function createEventValidator(): EventValidator {
     validate(body) {
       if (!check(body)) throw toValidationError(check.errors?.[0]);
       const { source, event } = body;
-      if (source.object_id.startsWith(`${source.object_domain}.`)) {
-        throw invalidArgument(
-          'source.object_id',
-          'contains-domain',
-          `source.object_id must not contain the domain (it must not start with "${source.object_domain}.")`,
-        );
-      }
+      checkObjectIdOutsideDomain('source.object_id', source.object_id, source.object_domain);
       const data = event.event_data ?? {};
       const sent = data.event_additional_properties ?? {};
-      return {
-        input: {
-          source: {
-            deviceName: source.device_name,
-            objectId: source.object_id,
-            objectDomain: source.object_domain,
-            objectName: source.object_name,
-            objectType: source.object_type,
-          },
-          eventType: {
-            eventType: event.event_type.event_type,
-            displayName: event.event_type.display_name,
-            displayDescription: event.event_type.display_description,
-          },
-          // Object.entries reads own keys only, so "__proto__" is just another key here.
-          properties: Object.entries(sent)
-            .filter(([key]) => key !== BASE64_IMAGE_KEY)
-            .map(([key, value]) => ({ key, value })),
-          images: [...(data.images ?? [])],
-          videoClips: [...(data.video_clips ?? [])],
+      const input: EventInput = {
+        source: {
+          deviceName: source.device_name,
+          objectId: source.object_id,
+          objectDomain: source.object_domain,
+          objectName: source.object_name,
+          objectType: source.object_type,
         },
-        base64Image: Object.hasOwn(sent, BASE64_IMAGE_KEY) ? sent[BASE64_IMAGE_KEY] : undefined,
+        eventType: {
+          eventType: event.event_type.event_type,
+          displayName: event.event_type.display_name,
+          displayDescription: event.event_type.display_description,
+        },
+        // Object.entries reads own keys only, so "__proto__" is just another key here.
+        properties: Object.entries(sent)
+          .filter(([key]) => key !== BASE64_IMAGE_KEY)
+          .map(([key, value]) => ({ key, value })),
+        images: [...(data.images ?? [])],
+        videoClips: [...(data.video_clips ?? [])],
       };
+      // The registry's own rule (NUL, lone surrogates), checked here too so no image is stored
+      // for a request the registry would refuse. base64_image is ASCII by its own rule.
+      checkEventCharacters(input);
+      return { input, base64Image: Object.hasOwn(sent, BASE64_IMAGE_KEY) ? sent[BASE64_IMAGE_KEY] : undefined };
     },
   };
 }
@@ -126,10 +112,8 @@ function toValidationError(error: ErrorObject | undefined): AppError {
   const fail = (rule: string, message: string, at = field) => invalidArgument(at, rule, message);
 
   switch (error.keyword) {
-    case 'required': {
-      const missing = fieldPath([...segments, String(params.missingProperty)]);
-      return fail('required', `${missing} is required`, missing);
-    }
+    case 'required':
+      return ruleError.required(fieldPath([...segments, String(params.missingProperty)]));
     case 'additionalProperties': {
       const unknown = fieldPath([...segments, String(params.additionalProperty)]);
       return fail('unknown-field', `${unknown} is not a known field`, unknown);
@@ -142,22 +126,15 @@ function toValidationError(error: ErrorObject | undefined): AppError {
       }
       return fail('type', `${field} must be ${TYPE_PHRASE[String(params.type)] ?? `of type ${String(params.type)}`}`);
     }
-    case 'noNul':
-      if (error.schemaPath.includes('/propertyNames/')) {
-        return fail('characters', `${field} keys must not contain NUL characters (U+0000)`);
-      }
-      return fail('characters', `${field} must not contain NUL characters (U+0000)`);
     case 'notBlank':
-      return fail('not-empty', `${field} must not be empty`);
+      return ruleError.notEmpty(field);
     case 'maxLength':
-      if (error.schemaPath.includes('/propertyNames/')) {
-        return fail('key-max-length', `${field} keys must be at most ${String(params.limit)} characters`);
-      }
-      return fail('max-length', `${field} must be at most ${String(params.limit)} characters`);
+      if (error.schemaPath.includes('/propertyNames/')) return ruleError.keyMaxLength(field, Number(params.limit));
+      return ruleError.maxLength(field, Number(params.limit));
     case 'maxItems':
-      return fail('max-items', `${field} must have at most ${String(params.limit)} items`);
+      return ruleError.maxItems(field, Number(params.limit));
     case 'maxProperties':
-      return fail('max-properties', `${field} must have at most ${String(params.limit)} properties`);
+      return ruleError.maxProperties(field, Number(params.limit));
     default:
       return fail(error.keyword, `${field} is invalid (${error.keyword})`);
   }

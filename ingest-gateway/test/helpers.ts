@@ -6,9 +6,9 @@ import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
 import { AppError, createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
-import { createHttpServer } from '../src/http-server.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
+import { createHttpServer, handleClientErrors } from '../src/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, StoredImage } from '../src/model.js';
 
@@ -252,6 +252,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     probeDeadlineMs: 200,
   };
   const server = createHttpServer(createApp(deps).callback(), { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
+  handleClientErrors(server, logger);
   const port = await listenHttp(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;
   return {

@@ -27,7 +27,7 @@ describe('identity guard', () => {
   it('refuses a pair that spells an existing identifier with another domain, naming the owner', async () => {
     const registry = registryWith({ 'col.a.b.c': { objectDomain: 'col.a.b', objectId: 'c' } });
     const guard = createIdentityGuard(registry);
-    await expect(guard.check(input('col.a', 'b.c'), call)).rejects.toMatchObject({ code: 'ALREADY_EXISTS', details: { field: 'source.object_id', rule: 'object-identity' } });
+    await expect(guard.check(input('col.a', 'b.c'), call)).rejects.toMatchObject({ code: 'ALREADY_EXISTS', details: { field: 'source.object_id', rule: 'identity-conflict' } });
     // Known now: refused again without a lookup.
     await expect(guard.check(input('col.a', 'b.c'), call)).rejects.toMatchObject({ code: 'ALREADY_EXISTS' });
     expect(registry.lookups).toEqual(['col.a.b.c']);

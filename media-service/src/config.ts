@@ -1,5 +1,6 @@
 import { join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
+import { LogSafeError } from '@dynamic-events/proto';
 
 /** Where images live: an S3 bucket (MinIO, AWS) or a directory on local disk (the embedded default). */
 export type StorageConfig =
@@ -127,7 +128,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Med
   for (const name of ['S3_ENDPOINT', 'PUBLIC_BASE_URL']) {
     if (!parsesAsUrl(env[name]) && !problems.some((p) => p.startsWith(`${name}:`))) problems.push(`${name}: ${HINTS[name]}`);
   }
-  if (!valid || problems.length > 0) throw new Error(`invalid media-service configuration: ${problems.join('; ')}`);
+  if (!valid || problems.length > 0) throw new LogSafeError(`invalid media-service configuration: ${problems.join('; ')}`);
   const config: MediaConfig = {
     logLevel: env.LOG_LEVEL,
     grpcHost: env.GRPC_HOST,

@@ -17,6 +17,7 @@ import { requestIdFrom, type CallContext } from './call-context.js';
 import { statusName, toStatusObject } from './grpc-errors.js';
 import { createServerMetricsInterceptor } from './grpc-metrics.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
+import { assertUtf8Request, withStrictUtf8 } from './strict-utf8.js';
 
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 
@@ -133,7 +134,10 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
           const started = process.hrtime.bigint();
           const ctx = contextOf(call);
           Promise.resolve()
-            .then(() => handler(call.request, ctx))
+            .then(() => {
+              assertUtf8Request(call.request);
+              return handler(call.request, ctx);
+            })
             .then(
               (response) => {
                 finish(service, methodName, started, undefined, ctx.requestId);
@@ -152,6 +156,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
           const ctx = contextOf(call);
           void (async () => {
             try {
+              assertUtf8Request(call.request);
               for await (const message of handler(call.request, ctx) as AsyncIterable<unknown>) {
                 if (ctx.signal.aborted) return;
                 // Respect back-pressure so a slow reader does not make us buffer a whole file.
@@ -176,7 +181,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   return {
     server,
     addService(name, definition, impl) {
-      server.addService(definition, wrap(name, definition, impl as Record<string, unknown>));
+      server.addService(withStrictUtf8(definition), wrap(name, definition, impl as Record<string, unknown>));
       serviceNames.push(name);
       health.setStatus(name, serving ? 'SERVING' : 'NOT_SERVING');
     },

@@ -1,4 +1,5 @@
 import { Ajv } from 'ajv';
+import { LogSafeError } from '@dynamic-events/proto';
 
 /** Validated, frozen configuration; only main.ts builds it (from process.env). */
 export interface Config {
@@ -73,7 +74,7 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
       const got = name.endsWith('_URL') ? '' : `, got ${JSON.stringify(input[name])}`;
       return `${name} ${e.message ?? 'is invalid'}${allowed}${hint}${got}`;
     });
-    throw new Error(`invalid configuration: ${problems.join('; ')}`);
+    throw new LogSafeError(`invalid configuration: ${problems.join('; ')}`);
   }
   const v = input as unknown as Record<string, string | number | undefined>;
   return Object.freeze({

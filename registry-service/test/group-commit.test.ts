@@ -152,7 +152,7 @@ describe.skipIf(!up)('group commit', () => {
         ];
         const res = await one.api.recordEvents(events);
         const internal = { code: 13, message: 'internal error', field: '', rule: '' };
-        expect(res.results.map((r) => r.error)).toEqual([internal, { code: 3, message: 'source.object_name is required and must not be empty', field: 'source.object_name', rule: 'required' }, internal, internal]);
+        expect(res.results.map((r) => r.error)).toEqual([internal, { code: 3, message: 'source.object_name must not be empty', field: 'source.object_name', rule: 'not-empty' }, internal, internal]);
         expect(JSON.stringify(res.results)).not.toContain('secret');
         expect(inserts.count()).toBe(1);
         expect(await countRows(t.pool, 'devices', 'device_name = $1', [device])).toBe(0);

@@ -49,8 +49,7 @@ describe.skipIf(!up)('migrations', () => {
   it('applies every migration to a fresh database, then nothing the second time', async () => {
     const pool = poolFor((await fresh()).url);
     expect(expected[0]).toBe(1);
-    expect(await pendingMigrations(pool)).toEqual((await loadMigrations()).map((m) => m.name));
-    expect(expected).toEqual([1, 2]);
+    expect(await pendingMigrations(pool)).toEqual(['0001_init.sql', '0002_object_identity.sql']);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
     expect(await tables(pool)).toEqual(['devices', 'event_types', 'events', 'objects', 'schema_migrations']);

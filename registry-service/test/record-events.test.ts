@@ -121,7 +121,7 @@ describe.skipIf(!up)('RecordEvent and RecordEvents', () => {
     ];
     const res = await t.api.recordEvents(events);
     expect(res.results.map((r) => (r.recorded ? 'recorded' : 'error'))).toEqual(['recorded', 'error', 'recorded']);
-    expect(res.results[1]!.error).toEqual({ code: 3, message: 'source.object_name is required and must not be empty', field: 'source.object_name', rule: 'required' });
+    expect(res.results[1]!.error).toEqual({ code: 3, message: 'source.object_name must not be empty', field: 'source.object_name', rule: 'not-empty' });
     expect(await countRows(t.pool, 'events', 'device_name = $1', [device])).toBe(2);
     // Nothing of the refused event was stored, not even its new device.
     expect(await countRows(t.pool, 'devices', 'device_name = $1', [refused])).toBe(0);

@@ -60,7 +60,7 @@ describe.skipIf(!up)('object identity', () => {
     const second = await postJson(`${stack.api}/dynamic-events`, event('id-dev-2', 'col.a', 'b.c'));
     expect(second.status).toBe(409);
     expect(second.body).toEqual({
-      error: 'source.object_id: the object "col.a.b.c" already exists (object_domain "col.a.b", object_id "c"); this object_domain and object_id spell the same identifier: choose another object_id',
+      error: 'object "col.a.b.c" already exists with object_domain "col.a.b" and object_id "c": source.object_domain "col.a" with source.object_id "b.c" would give another object the same identity',
     });
     expect(await count('SELECT count(*) AS n FROM events WHERE device_name = $1', ['id-dev-2'])).toBe(0);
     expect(await count('SELECT count(*) AS n FROM devices WHERE device_name = $1', ['id-dev-2'])).toBe(0);

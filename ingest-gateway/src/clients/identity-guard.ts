@@ -30,14 +30,15 @@ export function createIdentityGuard(registry: Pick<RegistryClient, 'getObject'>)
       const fullId = fullObjectId(objectDomain, objectId);
       const known = owners.get(fullId);
       if (known === objectDomain) return;
-      if (known !== undefined) throw identityConflict(fullId, { objectDomain: known, objectId: fullId.slice(known.length + 1) });
+      if (known !== undefined) throw identityConflict({ objectDomain: known, objectId: fullId.slice(known.length + 1) }, input.source)!;
       const existing = await registry.getObject(fullId, call).catch((err: unknown) => {
         if (err instanceof AppError && err.code === 'NOT_FOUND') return undefined;
         throw err;
       });
       if (!existing) return;
       remember(fullId, existing.objectDomain);
-      if (existing.objectDomain !== objectDomain) throw identityConflict(fullId, existing);
+      const conflict = identityConflict(existing, input.source);
+      if (conflict) throw conflict;
     },
     learn(domain, objectId) {
       remember(fullObjectId(domain, objectId), domain);

@@ -23,8 +23,9 @@ export interface DynamicEventRouteDeps {
 }
 
 /**
- * POST {base}/dynamic-events: auth → body budget → Content-Type → body (size limit) → JSON object → shape →
- * schema → strict Base64 → identity check → media.StoreImage → registry.RecordEvent → 200 with the event.
+ * POST {base}/dynamic-events: auth → body budget → Content-Type → body (size limit, UTF-8) → JSON
+ * object → shape → schema → characters → strict Base64 → identity check → media.StoreImage →
+ * registry.RecordEvent → 200 with the event.
  * Every check runs before the first gRPC call, and media before the registry, so a rejected
  * request stores nothing; a 200 means the registry committed the event.
  */

@@ -67,7 +67,8 @@ export function createStoreImage(deps: StoreImageDeps): (bytes: Buffer) => Promi
     if (created) metrics.bytesStored.inc(bytes.length);
     return {
       key,
-      url: urlPrefix + key,
+      // Keys are hex hashes plus an extension; encoded anyway, like every path segment we build.
+      url: urlPrefix + encodeURIComponent(key),
       contentType: info.contentType,
       sizeBytes: bytes.length,
       width: info.width,

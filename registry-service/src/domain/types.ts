@@ -92,9 +92,13 @@ export interface RecordedEvent {
   outcome: Outcome;
 }
 
+/** The full object identifier "{object_domain}.{object_id}" (the shared rule's definition). */
 export { fullObjectId } from '@dynamic-events/proto';
 
-/** The relation an event carries to its object. */
+/**
+ * The relation an event carries to its object: a path whose last segment is the full id,
+ * percent-encoded, so ids holding "?", "#", "/" or "%" still resolve to their object.
+ */
 export function objectRel(fullId: string): string {
-  return `/objects/${fullId}`;
+  return `/objects/${encodeURIComponent(fullId)}`;
 }

@@ -1,39 +1,44 @@
-import { BASE64_IMAGE_KEY, LIMITS, invalidArgument } from '@dynamic-events/proto';
+import {
+  BASE64_IMAGE_KEY,
+  LIMITS,
+  checkEventCharacters,
+  checkObjectIdOutsideDomain,
+  invalidArgument,
+  isBlank,
+  propertyField,
+  ruleError,
+} from '@dynamic-events/proto';
 import type { EventDraft, NewEvent, PropertyInput } from './types.js';
 
 /**
- * Validates one event with the gateway's rules and limits (the registry is also called directly by
- * other platform services, so it cannot trust its callers). Field names follow the HTTP body, e.g.
- * "source.device_name"; `prefix` qualifies them inside a batch ("events[3].").
- * Throws INVALID_ARGUMENT naming the first broken field and its rule.
+ * Validates one event with the gateway's rules, limits and messages (all from @dynamic-events/proto;
+ * the registry is also called directly by other platform services, so it cannot trust its callers).
+ * Field names follow the HTTP body, e.g. "source.device_name"; `prefix` qualifies them inside a
+ * batch ("events[3]."). Throws INVALID_ARGUMENT naming the first broken field and its rule.
  */
 export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   const f = (path: string): string => `${prefix}${path}`;
   const { source, eventType } = draft;
-  if (!source) throw invalidArgument(f('source'), 'required', `${f('source')} is required`);
+  if (!source) throw ruleError.required(f('source'));
   requiredName(f('source.device_name'), source.deviceName);
   requiredName(f('source.object_id'), source.objectId);
   requiredName(f('source.object_domain'), source.objectDomain);
   requiredName(f('source.object_name'), source.objectName);
   requiredName(f('source.object_type'), source.objectType);
-  if (source.objectId.startsWith(`${source.objectDomain}.`)) {
-    throw invalidArgument(
-      f('source.object_id'),
-      'contains-domain',
-      `${f('source.object_id')} must not contain the domain: send the id inside the domain, not "${source.objectDomain}.…"`,
-    );
-  }
 
-  if (!eventType) throw invalidArgument(f('event.event_type'), 'required', `${f('event.event_type')} is required`);
+  if (!eventType) throw ruleError.required(f('event.event_type'));
   requiredName(f('event.event_type.event_type'), eventType.eventType);
   requiredName(f('event.event_type.display_name'), eventType.displayName);
   required(f('event.event_type.display_description'), eventType.displayDescription, LIMITS.descriptionMaxLength);
 
-  checkProperties(f('event.event_data.event_additional_properties'), draft.properties);
+  checkProperties(prefix, draft.properties);
   // The gateway appends the stored base64_image URL to the caller's images, hence one more.
   checkUrls(f('event.event_data.images'), draft.images, LIMITS.urlsMaxCount + 1);
   checkUrls(f('event.event_data.video_clips'), draft.videoClips, LIMITS.urlsMaxCount);
-  return { source, eventType, properties: draft.properties, images: draft.images, videoClips: draft.videoClips };
+  checkObjectIdOutsideDomain(f('source.object_id'), source.objectId, source.objectDomain);
+  const event: NewEvent = { source, eventType, properties: draft.properties, images: draft.images, videoClips: draft.videoClips };
+  checkEventCharacters(event, prefix);
+  return event;
 }
 
 /** Batch size check for RecordEvents (one transaction must stay bounded). */
@@ -47,16 +52,14 @@ function requiredName(field: string, value: string): void {
   required(field, value, LIMITS.nameMaxLength);
 }
 
-/** Whitespace-only counts as empty; the value itself is stored as sent. */
+/** Protobuf cannot tell a missing string from an empty one: both are "must not be empty". */
 function required(field: string, value: string, maxLength: number): void {
-  if (value.trim() === '') throw invalidArgument(field, 'required', `${field} is required and must not be empty`);
+  if (isBlank(value)) throw ruleError.notEmpty(field);
   bounded(field, value, maxLength);
 }
 
 function bounded(field: string, value: string, maxLength: number): void {
-  if (!withinLength(value, maxLength)) throw invalidArgument(field, 'max-length', `${field} must be at most ${maxLength} characters`);
-  // Postgres text and jsonb cannot hold U+0000; reject it here rather than fail inside the database.
-  if (value.includes('\u0000')) throw invalidArgument(field, 'characters', `${field} must not contain NUL characters`);
+  if (!withinLength(value, maxLength)) throw ruleError.maxLength(field, maxLength);
 }
 
 /** Counts Unicode code points (as JSON Schema's maxLength does), cheaply for the usual short string. */
@@ -68,30 +71,23 @@ export function withinLength(value: string, maxLength: number): boolean {
   return true;
 }
 
-function checkProperties(field: string, properties: PropertyInput[]): void {
-  if (properties.length > LIMITS.propertiesMaxCount) {
-    throw invalidArgument(field, 'max-properties', `${field} must have at most ${LIMITS.propertiesMaxCount} entries`);
-  }
+function checkProperties(prefix: string, properties: PropertyInput[]): void {
+  const field = `${prefix}event.event_data.event_additional_properties`;
+  if (properties.length > LIMITS.propertiesMaxCount) throw ruleError.maxProperties(field, LIMITS.propertiesMaxCount);
   const seen = new Set<string>();
   for (const { key, value } of properties) {
-    if (!withinLength(key, LIMITS.propertyKeyMaxLength)) {
-      throw invalidArgument(field, 'key-max-length', `${field} keys must be at most ${LIMITS.propertyKeyMaxLength} characters`);
-    }
-    if (key.includes('\u0000')) throw invalidArgument(field, 'characters', `${field} keys must not contain NUL characters`);
+    if (!withinLength(key, LIMITS.propertyKeyMaxLength)) throw ruleError.keyMaxLength(field, LIMITS.propertyKeyMaxLength);
     const named = `${field} ${JSON.stringify(key)}`;
     if (key === BASE64_IMAGE_KEY) {
       throw invalidArgument(field, 'reserved', `${named} is reserved: store the image with the media service and send its URL in images`);
     }
     if (seen.has(key)) throw invalidArgument(field, 'duplicate', `${named} appears more than once`);
     seen.add(key);
-    if (!withinLength(value, LIMITS.propertyValueMaxLength)) {
-      throw invalidArgument(field, 'max-length', `${named} must be at most ${LIMITS.propertyValueMaxLength} characters`);
-    }
-    if (value.includes('\u0000')) throw invalidArgument(field, 'characters', `${named} must not contain NUL characters`);
+    bounded(propertyField(prefix, key), value, LIMITS.propertyValueMaxLength);
   }
 }
 
 function checkUrls(field: string, urls: string[], maxItems: number): void {
-  if (urls.length > maxItems) throw invalidArgument(field, 'max-items', `${field} must have at most ${maxItems} entries`);
+  if (urls.length > maxItems) throw ruleError.maxItems(field, maxItems);
   urls.forEach((url, i) => bounded(`${field}[${i}]`, url, LIMITS.urlMaxLength));
 }

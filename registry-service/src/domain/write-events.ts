@@ -1,9 +1,10 @@
-import { identityConflict } from '@dynamic-events/proto';
 import type pg from 'pg';
+import { AppError, identityConflict } from '@dynamic-events/proto';
 import { rethrowDatabaseFailure } from '../db/failures.js';
-import { eventTypeKey } from '../db/queries/event-types.js';
 import { findObject } from '../db/queries/objects.js';
-import { insertRecordBatch, isObjectIdentityViolation, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
+import { IDENTITY_CONFLICT_RULE } from '../db/queries/query.js';
+import { eventTypeKey } from '../db/queries/event-types.js';
+import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
 import type { KnownEntities } from './known-entities.js';
@@ -46,15 +47,16 @@ function planEntities(events: NewEvent[]) {
 }
 
 /**
- * An identity conflict is the caller's: ALREADY_EXISTS, so the group commit splits the batch until
- * the one event is alone, and then names the object that owns the identifier. Anything else is a
- * database failure (an outage, or a plain error).
+ * The database refused an event whose full object id names an object of another domain. Alone in
+ * its statement, the event gets the shared rule's error naming the existing object; in a group, the
+ * error is rethrown as is and the recorder splits the group until the event is alone.
  */
-async function refuseConflict(pool: pg.Pool, rows: Array<{ objectRef: string }>, err: unknown): Promise<never> {
-  if (!isObjectIdentityViolation(err)) rethrowDatabaseFailure(err);
-  const alone = rows.length === 1 ? rows[0]!.objectRef : undefined;
-  const existing = alone === undefined ? undefined : await findObject(pool, alone).catch(rethrowDatabaseFailure);
-  throw identityConflict(alone ?? 'named by one of these events', existing);
+async function explainIdentityConflict(pool: pg.Pool, events: NewEvent[], err: unknown): Promise<never> {
+  const [event] = events;
+  // Anything else: an outage (UNAVAILABLE), another caller error, or a plain database failure.
+  if (events.length !== 1 || !event || !(err instanceof AppError) || err.details.rule !== IDENTITY_CONFLICT_RULE) rethrowDatabaseFailure(err);
+  const existing = await findObject(pool, fullObjectId(event.source.objectDomain, event.source.objectId)).catch(rethrowDatabaseFailure);
+  throw (existing && identityConflict(existing, event.source)) || err;
 }
 
 export function createWriteEvents(deps: WriterDeps): WriteEvents {
@@ -78,7 +80,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     // One statement (one round trip) in the spec's order: device, object, event type, then the events.
     const stored = await locks(unknown, () =>
       insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
-    ).catch((err: unknown) => refuseConflict(pool, rows, err));
+    ).catch((err: unknown) => explainIdentityConflict(pool, events, err));
     for (const key of plan.lockKeys) known.add(key);
     metrics.eventsRecorded.inc(events.length);
     const ensured = (kind: string, named: number, created: number) => {

@@ -13,9 +13,18 @@ const CALLER_ERRORS: Record<string, string> = {
   '54000': 'a value is too large to index',
 };
 
+/** The foreign key (migration 0002) that makes an event's (object_ref, domain) an existing object's (id, object_domain). */
+export const OBJECT_IDENTITY_CONSTRAINT = 'events_object_identity_fkey';
+
+/** Rule of the AppError an identity conflict maps to (the domain names the existing object). */
+export const IDENTITY_CONFLICT_RULE = 'identity-conflict';
+
 /** Maps a pg error to an AppError when the caller's input caused it; returns other errors unchanged. */
 export function fromPgError(err: unknown): unknown {
-  const code = (err as { code?: unknown } | null)?.code;
+  const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
+  if (code === '23503' && constraint === OBJECT_IDENTITY_CONSTRAINT) {
+    return new AppError('ALREADY_EXISTS', "the object's full id already names an object of another domain", { rule: IDENTITY_CONFLICT_RULE }, err);
+  }
   if (typeof code === 'string' && code in CALLER_ERRORS) {
     return new AppError('INVALID_ARGUMENT', CALLER_ERRORS[code] ?? 'invalid value', { rule: 'storable' }, err);
   }

@@ -116,15 +116,6 @@ interface ResultRow {
 
 const byKey = <T>(key: (item: T) => string) => (a: T, b: T): number => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0);
 
-/** The constraint that refuses an event naming an existing object's full id with another domain (migration 0002). */
-const OBJECT_IDENTITY_CONSTRAINT = 'events_object_identity_fkey';
-
-/** True when the statement failed because an event's (full id, domain) names no object: an identity conflict. */
-export function isObjectIdentityViolation(err: unknown): boolean {
-  const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
-  return code === '23503' && constraint === OBJECT_IDENTITY_CONSTRAINT;
-}
-
 /**
  * Ensures the batch's devices, objects and event types and inserts its events in ONE statement
  * (one round trip; all or none). Reports which entities this statement created.
