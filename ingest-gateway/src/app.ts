@@ -28,30 +28,18 @@ export interface AppDeps {
   probeDeadlineMs?: number;
 }
 
+/** Every route the gateway serves, as method and path (`:name` parameters): the OpenAPI test compares them. */
+export function routeTable(deps: AppDeps): Array<{ method: string; path: string }> {
+  return buildRouter(deps, deps.draining ?? new AbortController().signal).stack.flatMap((layer) =>
+    layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
+  );
+}
+
 /** Builds the Koa app (errors middleware first); it never listens, main.ts or a test does. */
 export function createApp(deps: AppDeps): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   const draining = deps.draining ?? new AbortController().signal;
-  const router = new Router<GatewayState>();
-  const base = `/api/${deps.config.platformSegment}/dh`;
-  const auth = bearerAuth({ token: deps.config.dynamicEventsToken, metrics: deps.metrics });
-
-  dynamicEventRoutes(router, base, {
-    auth,
-    registry: deps.registry,
-    media: deps.media,
-    maxBodyBytes: deps.config.maxBodyBytes,
-    maxImageBytes: deps.config.maxImageBytes,
-    maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
-  });
-  readRoutes(router, base, { auth, registry: deps.registry });
-  mediaRoutes(router, base, { media: deps.media });
-  healthRoutes(router, {
-    registry: deps.registry,
-    media: deps.media,
-    draining,
-    probeDeadlineMs: deps.probeDeadlineMs ?? 2000,
-  });
+  const router = buildRouter(deps, draining);
 
   // Only failures after the response started (a media stream breaking mid-body, a client gone) get
   // here. A client that went away already has its request line (status 499): nothing more to say.
@@ -67,6 +55,25 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.use(router.routes());
   app.use(router.allowedMethods());
   return app;
+}
+
+/** The routes: the public API under /api/{segment}/dh, and the probes. */
+function buildRouter(deps: AppDeps, draining: AbortSignal): Router<GatewayState> {
+  const router = new Router<GatewayState>();
+  const base = `/api/${deps.config.platformSegment}/dh`;
+  const auth = bearerAuth({ token: deps.config.dynamicEventsToken, metrics: deps.metrics });
+  dynamicEventRoutes(router, base, {
+    auth,
+    registry: deps.registry,
+    media: deps.media,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    maxImageBytes: deps.config.maxImageBytes,
+    maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
+  });
+  readRoutes(router, base, { auth, registry: deps.registry });
+  mediaRoutes(router, base, { media: deps.media });
+  healthRoutes(router, { registry: deps.registry, media: deps.media, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
+  return router;
 }
 
 /**
