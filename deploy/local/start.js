@@ -20,10 +20,10 @@ const env = process.env;
 const log = createLogger('launcher', env.LOG_LEVEL ?? 'info');
 
 const grpcHost = env.GRPC_HOST ?? '127.0.0.1';
-// Derived from PORT only when PORT is a port number: otherwise media would report a bad
-// PUBLIC_BASE_URL the user never set, and the gateway names PORT itself.
+// For the start-up line only: the gateway owns public URLs and derives the same default from PORT
+// (and names PORT itself when it is not a port number).
 const gatewayPort = /^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : '8080';
-const publicBaseUrl = env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`;
+const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`).replace(/\/+$/, '');
 // Three processes on one host need three metrics ports; in Kubernetes each pod just sets METRICS_PORT.
 const metricsHost = env.METRICS_HOST ?? '127.0.0.1';
 const { ports, moved } = await chooseInternalPorts([
@@ -39,8 +39,6 @@ const mediaPort = ports.MEDIA_GRPC_PORT;
 const metricsPorts = { gateway: ports.GATEWAY_METRICS_PORT, registry: ports.REGISTRY_METRICS_PORT, media: ports.MEDIA_METRICS_PORT };
 const childEnv = {
   ...env,
-  // Media builds image URLs and does not know the gateway's port: give both the same origin.
-  PUBLIC_BASE_URL: publicBaseUrl,
   REGISTRY_GRPC_PORT: registryPort,
   MEDIA_GRPC_PORT: mediaPort,
   // Internal gRPC ports stay on loopback in the all-in-one mode; only the gateway faces users.

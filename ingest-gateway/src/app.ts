@@ -17,7 +17,7 @@ import { readRoutes } from './routes/reads.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
-  config: Pick<GatewayConfig, 'platformSegment' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'>;
+  config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
@@ -69,6 +69,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal): Router<GatewayState>
     maxBodyBytes: deps.config.maxBodyBytes,
     maxImageBytes: deps.config.maxImageBytes,
     maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
+    publicBaseUrl: deps.config.publicBaseUrl,
   });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });

@@ -80,8 +80,8 @@ export interface EventTypeRecord {
 
 /** What the media service answered for a stored image. */
 export interface StoredImage {
+  /** Content-addressed key; the public URL is the gateway's own (routes/media.ts mediaUrl). */
   key: string;
-  url: string;
   contentType: string;
   sizeBytes: number;
 }

@@ -118,7 +118,7 @@ function fakeMediaService(): AsyncServiceImpl<media.MediaServiceServer> {
       }
       const key = `${String(seen.images.size).padStart(64, '0')}.png`;
       seen.images.set(key, Buffer.from(request.data));
-      return { key, url: `http://media.test/${key}`, contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
+      return { key, contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
     },
     async *getImage(request: media.GetImageRequest, ctx: CallContext): AsyncGenerator<media.GetImageResponse> {
       const data = seen.images.get(request.key);
@@ -304,7 +304,7 @@ describe('media client', () => {
   it('stores an image larger than the 4 MiB gRPC default', async () => {
     const stored = await mediaClient.storeImage(image, { requestId: 'img-1' });
     key = stored.key;
-    expect(stored).toEqual({ key, url: `http://media.test/${key}`, contentType: 'image/png', sizeBytes: image.length });
+    expect(stored).toEqual({ key, contentType: 'image/png', sizeBytes: image.length });
     expect(seen.requestIds.at(-1)).toBe('img-1');
   });
 
@@ -344,7 +344,7 @@ describe('the app over the real clients', () => {
   it('stores the image, records the event and serves the image back', async () => {
     const metrics = createMetrics();
     const app = createApp({
-      config: { platformSegment: 'platform', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE, maxInflightBodyBytes: 64 * 1024 * 1024 },
+      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE, maxInflightBodyBytes: 64 * 1024 * 1024 },
       logger,
       registry: registryClient,
       media: mediaClient,

@@ -153,7 +153,7 @@ export function fakeMedia(): FakeMedia {
       fake.stored.push(data);
       const key = `${'ab'.repeat(32)}.png`;
       fake.images.set(key, { contentType: 'image/png', data });
-      return { key, url: `http://localhost:8080${API}/media/${key}`, contentType: 'image/png', sizeBytes: data.length };
+      return { key, contentType: 'image/png', sizeBytes: data.length };
     },
     async openImage(key): Promise<ImageStream> {
       fake.calls.push('openImage');
@@ -239,6 +239,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
   const deps: AppDeps = {
     config: {
       platformSegment: SEGMENT,
+      publicBaseUrl: 'http://localhost:8080',
       dynamicEventsToken: options.token,
       maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
       maxImageBytes: options.maxImageBytes ?? 10 * 1024 * 1024,

@@ -25,8 +25,6 @@ export interface MediaConfig {
   /** Largest gRPC message: an image at the limit plus room for framing. */
   grpcMaxMessageBytes: number;
   /** Without a trailing slash. */
-  publicBaseUrl: string;
-  platformSegment: string;
 }
 
 const MIB = 1024 * 1024;
@@ -51,8 +49,6 @@ const schema = {
     // gRPC message sizes are int32; 512 MiB keeps image + framing far below that.
     MAX_IMAGE_BYTES: { type: 'integer', minimum: 1, maximum: 512 * MIB, default: 10 * MIB },
     MAX_IMAGE_PIXELS: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 100_000_000 },
-    PUBLIC_BASE_URL: { type: 'string', pattern: '^https?://[^\\s?#]+$', default: 'http://localhost:8080' },
-    PLATFORM_SEGMENT: { type: 'string', pattern: '^[A-Za-z0-9][A-Za-z0-9._~-]{0,63}$', default: 'platform' },
   },
   dependencies: { S3_ENDPOINT: ['S3_ACCESS_KEY', 'S3_SECRET_KEY'] },
 } as const;
@@ -73,8 +69,6 @@ interface Env {
   S3_REGION: string;
   MAX_IMAGE_BYTES: number;
   MAX_IMAGE_PIXELS: number;
-  PUBLIC_BASE_URL: string;
-  PLATFORM_SEGMENT: string;
 }
 
 const validate = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true }).compile<Env>(schema);
@@ -86,8 +80,6 @@ const HINTS: Record<string, string> = {
   S3_ENDPOINT: 'must be the http(s) URL of the S3 server without a path, e.g. http://minio:9000',
   S3_BUCKET: 'must be a valid S3 bucket name (3-63 lowercase letters, digits, dots and hyphens)',
   S3_REGION: 'must be a region name such as us-east-1',
-  PUBLIC_BASE_URL: 'must be an http(s) URL such as https://events.example.com',
-  PLATFORM_SEGMENT: 'must be one URL path segment of letters, digits, ".", "_", "~" or "-" (at most 64)',
 };
 
 /** The variable an ajv error is about, with a reason that never echoes the value (it may be a secret). */
@@ -125,7 +117,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Med
   const valid = validate(env);
   const problems = (validate.errors ?? []).map(describe);
   // The patterns admit a few strings URL still refuses (a port above 65535, say).
-  for (const name of ['S3_ENDPOINT', 'PUBLIC_BASE_URL']) {
+  for (const name of ['S3_ENDPOINT']) {
     if (!parsesAsUrl(env[name]) && !problems.some((p) => p.startsWith(`${name}:`))) problems.push(`${name}: ${HINTS[name]}`);
   }
   if (!valid || problems.length > 0) throw new LogSafeError(`invalid media-service configuration: ${problems.join('; ')}`);
@@ -142,8 +134,6 @@ export function loadConfig(environment: Record<string, string | undefined>): Med
     maxImageBytes: env.MAX_IMAGE_BYTES,
     maxImagePixels: env.MAX_IMAGE_PIXELS,
     grpcMaxMessageBytes: env.MAX_IMAGE_BYTES + MIB,
-    publicBaseUrl: env.PUBLIC_BASE_URL.replace(/\/+$/, ''),
-    platformSegment: env.PLATFORM_SEGMENT,
   };
   return deepFreeze(config);
 }

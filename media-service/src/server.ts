@@ -16,7 +16,7 @@ export interface MediaServerDeps {
   storage: ImageStorage;
   /** Media and grpc_server_* metrics are registered here (the registry the metrics server exposes). */
   registry: Registry;
-  config: Pick<MediaConfig, 'maxImageBytes' | 'maxImagePixels' | 'publicBaseUrl' | 'platformSegment' | 'grpcMaxMessageBytes'>;
+  config: Pick<MediaConfig, 'maxImageBytes' | 'maxImagePixels' | 'grpcMaxMessageBytes'>;
   /** How often storage is checked while running (default 10 s). */
   storageCheckIntervalMs?: number;
 }
@@ -44,8 +44,6 @@ export function createServer(deps: MediaServerDeps): MediaServer {
       metrics,
       maxImageBytes: config.maxImageBytes,
       maxImagePixels: config.maxImagePixels,
-      publicBaseUrl: config.publicBaseUrl,
-      platformSegment: config.platformSegment,
     }),
     getImage: createGetImage({ storage }),
   });

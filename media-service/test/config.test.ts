@@ -19,8 +19,6 @@ describe('loadConfig', () => {
       maxImageBytes: 10 * MIB,
       maxImagePixels: 100_000_000,
       grpcMaxMessageBytes: 11 * MIB,
-      publicBaseUrl: 'http://localhost:8080',
-      platformSegment: 'platform',
     });
     expect(Object.isFrozen(config)).toBe(true);
     expect(Object.isFrozen(config.storage)).toBe(true);
@@ -35,8 +33,6 @@ describe('loadConfig', () => {
       DATA_DIR: '/var/lib/events',
       MAX_IMAGE_BYTES: String(2 * MIB),
       MAX_IMAGE_PIXELS: '5000',
-      PUBLIC_BASE_URL: 'https://events.example.com/',
-      PLATFORM_SEGMENT: 'acme',
       S3_ENDPOINT: '',
       DRAIN_DELAY_MS: '5000',
       METRICS_HOST: '127.0.0.1',
@@ -55,8 +51,6 @@ describe('loadConfig', () => {
       maxImageBytes: 2 * MIB,
       maxImagePixels: 5000,
       grpcMaxMessageBytes: 3 * MIB,
-      publicBaseUrl: 'https://events.example.com',
-      platformSegment: 'acme',
     });
   });
 
@@ -80,8 +74,6 @@ describe('loadConfig', () => {
         SHUTDOWN_TIMEOUT_MS: '-1',
         MAX_IMAGE_BYTES: 'ten',
         MAX_IMAGE_PIXELS: '0',
-        PUBLIC_BASE_URL: 'ftp://x',
-        PLATFORM_SEGMENT: 'a/b',
         S3_ENDPOINT: 'http://minio:9000/some/path',
         S3_SECRET_KEY: 'hunter2-secret',
         S3_BUCKET: 'Bad_Bucket',
@@ -92,7 +84,7 @@ describe('loadConfig', () => {
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['LOG_LEVEL', 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'SHUTDOWN_TIMEOUT_MS', 'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'PUBLIC_BASE_URL', 'PLATFORM_SEGMENT', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_BUCKET', 'S3_REGION', 'METRICS_HOST', 'DRAIN_DELAY_MS']) {
+    for (const name of ['LOG_LEVEL', 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'SHUTDOWN_TIMEOUT_MS', 'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_BUCKET', 'S3_REGION', 'METRICS_HOST', 'DRAIN_DELAY_MS']) {
       expect(message).toContain(`${name}:`);
     }
     expect(message).toContain('LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent');

@@ -26,7 +26,7 @@ export interface StartOptions {
 }
 
 export async function startMedia(storage: ImageStorage, options: StartOptions = {}): Promise<RunningMedia> {
-  const config = loadConfig({ PUBLIC_BASE_URL: 'http://media.test', ...options.env });
+  const config = loadConfig({ ...options.env });
   const server = createServer({
     logger: options.logger ?? silentLogger,
     storage,

@@ -45,7 +45,7 @@ describe('StoreImage rules', () => {
     storage = memoryStorage();
     registry = new Registry();
     metrics = createMediaMetrics(registry);
-    deps = { storage, metrics, maxImageBytes: 1024, maxImagePixels: 1000, publicBaseUrl: 'https://events.example.com', platformSegment: 'acme' };
+    deps = { storage, metrics, maxImageBytes: 1024, maxImagePixels: 1000 };
   });
 
   const counter = async (name: string, labels: Record<string, string>): Promise<number> => {
@@ -53,13 +53,12 @@ describe('StoreImage rules', () => {
     return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
   };
 
-  it('stores the exact bytes under sha256.ext and returns the public URL', async () => {
+  it('stores the exact bytes under sha256.ext and returns the key (the gateway builds the public URL)', async () => {
     const store = createStoreImage(deps);
     const hash = createHash('sha256').update(samples.png.bytes).digest('hex');
     const result = await store(samples.png.bytes);
     expect(result).toEqual({
       key: `${hash}.png`,
-      url: `https://events.example.com/api/acme/dh/media/${hash}.png`,
       contentType: 'image/png',
       sizeBytes: samples.png.bytes.length,
       width: 4,

@@ -14,7 +14,7 @@ describe('connection age', () => {
     server.server.addService(media.MediaServiceService, {
       storeImage: (call: { getPeer(): string }, callback: (err: null, res: media.StoreImageResponse) => void) => {
         peers.add(call.getPeer());
-        callback(null, { key: 'k', url: 'u', contentType: 'image/png', sizeBytes: '1', width: 1, height: 1, created: true });
+        callback(null, { key: 'k', contentType: 'image/png', sizeBytes: '1', width: 1, height: 1, created: true });
       },
       getImage: () => undefined,
     });

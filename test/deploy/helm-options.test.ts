@@ -96,8 +96,9 @@ describe('Ingress and public URLs', () => {
     expect(spec.ingressClassName).toBe('nginx');
     expect(spec.rules).toEqual([{ host: 'events.acme.io', http: { paths: [{ path: '/api/acme', pathType: 'Prefix', backend: { service: { name: name('gateway'), port: { name: 'http' } } } }] } }]);
     expect(envValue(objects, 'gateway', 'PUBLIC_BASE_URL')).toBe('https://events.acme.io');
-    expect(envValue(objects, 'media', 'PUBLIC_BASE_URL')).toBe('https://events.acme.io');
-    expect(envValue(objects, 'media', 'PLATFORM_SEGMENT')).toBe('acme');
+    // Public URLs are the gateway's alone: media only returns keys.
+    expect(envValue(objects, 'media', 'PUBLIC_BASE_URL')).toBeUndefined();
+    expect(envValue(objects, 'media', 'PLATFORM_SEGMENT')).toBeUndefined();
   });
 
   it('with no hosts, routes the prefix for any host; explicit paths are kept', () => {

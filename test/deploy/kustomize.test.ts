@@ -34,7 +34,7 @@ const SERVICES = {
   },
   'media-service': {
     env: [...COMMON, 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION',
-      'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'PUBLIC_BASE_URL', 'PLATFORM_SEGMENT', 'DATA_DIR'],
+      'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'DATA_DIR'],
     ports: { grpc: 50052, metrics: 9466 },
     loadConfig: mediaConfig as (env: Record<string, string>) => object,
   },
@@ -213,8 +213,6 @@ describe.skipIf(!kubectl)('kubectl kustomize deploy/overlays/dev: a whole produc
     expect(gateway.dynamicEventsToken).toBeTruthy();
     expect(registry).toMatchObject({ migrations: 'auto', databaseUrl: expect.stringMatching(/^postgres:/), redisUrl: expect.stringMatching(/^redis:/) });
     expect(media.storage).toMatchObject({ kind: 's3', endPoint: 'minio', port: 9000, useSSL: false });
-    expect(media.publicBaseUrl).toBe(gateway.publicBaseUrl);
-    expect(media.platformSegment).toBe(gateway.platformSegment);
     expect(media.maxImageBytes).toBe(gateway.maxImageBytes);
   });
 

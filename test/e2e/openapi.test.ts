@@ -25,7 +25,7 @@ describe('OpenAPI document', () => {
     // Parameter names may differ (`:deviceName` and `{device_name}`): compare the shapes.
     const shape = (path: string) => path.replace(/:[A-Za-z_]+|\{[^}]+\}/g, '{}');
     const served = routeTable({
-      config: { platformSegment: 'platform', dynamicEventsToken: undefined, maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 },
+      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 },
       logger: pino({ level: 'silent' }),
       registry: fakeRegistry(),
       media: fakeMedia(),

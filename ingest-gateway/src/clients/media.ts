@@ -44,7 +44,7 @@ export function createMediaClient(address: string, options: MediaClientOptions):
   return {
     async storeImage(data, call) {
       const stored = await callUnary(client.storeImage.bind(client), { data }, { deadlineMs: options.deadlineMs, requestId: call.requestId });
-      return { key: stored.key, url: stored.url, contentType: stored.contentType, sizeBytes: Number(stored.sizeBytes) };
+      return { key: stored.key, contentType: stored.contentType, sizeBytes: Number(stored.sizeBytes) };
     },
     async openImage(key, call) {
       const messages = callStream(client.getImage.bind(client), { key }, {

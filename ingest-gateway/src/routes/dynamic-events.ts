@@ -3,6 +3,7 @@ import { AppError, LIMITS } from '@dynamic-events/proto';
 import { decodeStrictBase64 } from '../base64.js';
 import { createIdentityGuard } from '../clients/identity-guard.js';
 import type { MediaClient } from '../clients/media.js';
+import { mediaUrl } from './media.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { bodyBudget } from '../middleware/body-budget.js';
@@ -18,6 +19,8 @@ export interface DynamicEventRouteDeps {
   media: MediaClient;
   maxBodyBytes: number;
   maxImageBytes: number;
+  /** PUBLIC_BASE_URL (no trailing slash): stored images are served from {publicBaseUrl}{base}/media/{key}. */
+  publicBaseUrl: string;
   /** MAX_INFLIGHT_BODY_BYTES: bodies being handled at once, all requests together. */
   maxInflightBodyBytes: number;
 }
@@ -47,7 +50,7 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
     if (base64Image !== undefined) {
       const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
       await identity.check(input, call);
-      const url = await storeImage(deps.media, bytes, call);
+      const url = mediaUrl(deps.publicBaseUrl, base, await storeImage(deps.media, bytes, call));
       event = { ...input, images: [...input.images, url] };
     }
     const recorded = await deps.registry.recordEvent(event, call);
@@ -57,10 +60,10 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
   });
 }
 
-/** Stores the image; media's INVALID_ARGUMENT is about the caller's field, so name it. */
+/** Stores the image and answers its key; media's INVALID_ARGUMENT is about the caller's field, so name it. */
 async function storeImage(media: MediaClient, bytes: Buffer, call: CallOptions): Promise<string> {
   try {
-    return (await media.storeImage(bytes, call)).url;
+    return (await media.storeImage(bytes, call)).key;
   } catch (err) {
     if (err instanceof AppError && err.code === 'INVALID_ARGUMENT') {
       throw new AppError('INVALID_ARGUMENT', `${BASE64_IMAGE_FIELD}: ${err.message}`, { ...err.details, field: BASE64_IMAGE_FIELD }, err);

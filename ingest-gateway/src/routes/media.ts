@@ -17,6 +17,11 @@ const IMAGE_HEADERS = {
   'Cache-Control': 'public, max-age=31536000, immutable',
 };
 
+/** The public URL of a stored image: this route's path under the public base URL (the one owner of it). */
+export function mediaUrl(publicBaseUrl: string, base: string, key: string): string {
+  return `${publicBaseUrl}${base}/media/${encodeURIComponent(key)}`;
+}
+
 /**
  * GET/HEAD {base}/media/{key}: streams media.GetImage with its exact bytes, type and length.
  * Public (no bearer token): image URLs end up in <img> tags, and keys cannot be guessed.

@@ -5,21 +5,18 @@ import type { ImageStorage } from '../storage/types.js';
 import { imageKeyOf } from './image-key.js';
 import { sniffImage } from './image-sniff.js';
 
-/** Storage, metrics and the limits and URL parts from the config. */
+/** Storage, metrics and the limits from the config. */
 export interface StoreImageDeps {
   storage: ImageStorage;
   metrics: MediaMetrics;
   maxImageBytes: number;
   maxImagePixels: number;
-  /** Without a trailing slash, e.g. https://events.example.com. */
-  publicBaseUrl: string;
-  platformSegment: string;
 }
 
 /** A stored image as callers see it. */
 export interface StoredImage {
+  /** The content-addressed key; the gateway builds the public URL from it. */
   key: string;
-  url: string;
   contentType: string;
   sizeBytes: number;
   width: number;
@@ -51,7 +48,6 @@ function checkImage(bytes: Buffer, deps: StoreImageDeps): ReturnType<typeof snif
  */
 export function createStoreImage(deps: StoreImageDeps): (bytes: Buffer) => Promise<StoredImage> {
   const { storage, metrics } = deps;
-  const urlPrefix = `${deps.publicBaseUrl}/api/${deps.platformSegment}/dh/media/`;
 
   return async (bytes) => {
     let info;
@@ -68,7 +64,6 @@ export function createStoreImage(deps: StoreImageDeps): (bytes: Buffer) => Promi
     return {
       key,
       // Keys are hex hashes plus an extension; encoded anyway, like every path segment we build.
-      url: urlPrefix + encodeURIComponent(key),
       contentType: info.contentType,
       sizeBytes: bytes.length,
       width: info.width,

@@ -15,7 +15,6 @@ export function createMediaRpc(deps: MediaRpcDeps): AsyncServiceImpl<media.Media
       const stored = await deps.storeImage(request.data);
       return {
         key: stored.key,
-        url: stored.url,
         contentType: stored.contentType,
         sizeBytes: String(stored.sizeBytes),
         width: stored.width,

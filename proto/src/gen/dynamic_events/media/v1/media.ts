@@ -31,10 +31,8 @@ export interface StoreImageRequest {
 }
 
 export interface StoreImageResponse {
-  /** Server-generated key: "{sha256 hex}.{ext}". */
+  /** Server-generated key: "{sha256 hex}.{ext}". Public URLs are the gateway's: it builds them from the key. */
   key: string;
-  /** Public URL under which the gateway serves the image. */
-  url: string;
   contentType: string;
   sizeBytes: string;
   width: number;
@@ -102,16 +100,13 @@ export const StoreImageRequest: MessageFns<StoreImageRequest> = {
 };
 
 function createBaseStoreImageResponse(): StoreImageResponse {
-  return { key: "", url: "", contentType: "", sizeBytes: "0", width: 0, height: 0, created: false };
+  return { key: "", contentType: "", sizeBytes: "0", width: 0, height: 0, created: false };
 }
 
 export const StoreImageResponse: MessageFns<StoreImageResponse> = {
   encode(message: StoreImageResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.key !== "") {
       writer.uint32(10).string(message.key);
-    }
-    if (message.url !== "") {
-      writer.uint32(18).string(message.url);
     }
     if (message.contentType !== "") {
       writer.uint32(26).string(message.contentType);
@@ -150,14 +145,6 @@ export const StoreImageResponse: MessageFns<StoreImageResponse> = {
             }
 
             message.key = reader.string();
-            continue;
-          }
-          case 2: {
-            if (tag !== 18) {
-              break;
-            }
-
-            message.url = reader.string();
             continue;
           }
           case 3: {
