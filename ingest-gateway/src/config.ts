@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv';
+import { MAX_IMAGE_BYTES_DEFAULT, MAX_IMAGE_BYTES_LIMIT } from '@dynamic-events/proto';
 import { LogSafeError } from '@dynamic-events/proto';
 
 /** The gateway's validated, frozen configuration. */
@@ -58,7 +59,7 @@ const ENV_SCHEMA = {
     REGISTRY_ADDR: hostPort,
     MEDIA_ADDR: hostPort,
     MAX_BODY_BYTES: positive(256 * MIB),
-    MAX_IMAGE_BYTES: positive(256 * MIB),
+    MAX_IMAGE_BYTES: positive(MAX_IMAGE_BYTES_LIMIT),
     MAX_INFLIGHT_BODY_BYTES: positive(4096 * MIB),
     HTTP_REQUEST_TIMEOUT_MS: positive(3_600_000),
     HTTP_HEADERS_TIMEOUT_MS: positive(600_000),
@@ -113,7 +114,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     registryAddr: get('REGISTRY_ADDR', `127.0.0.1:${get('REGISTRY_GRPC_PORT', 50051)}`),
     mediaAddr: get('MEDIA_ADDR', `127.0.0.1:${get('MEDIA_GRPC_PORT', 50052)}`),
     maxBodyBytes,
-    maxImageBytes: get('MAX_IMAGE_BYTES', 10 * MIB),
+    maxImageBytes: get('MAX_IMAGE_BYTES', MAX_IMAGE_BYTES_DEFAULT),
     maxInflightBodyBytes,
     // An ingest client sends one JSON body: 60 s is 16 MiB at 2.2 Mbit/s, not Node's 5 minutes.
     requestTimeoutMs,

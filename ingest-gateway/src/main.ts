@@ -1,4 +1,4 @@
-import { createClientMetricsInterceptor, createLogger, createMetricsServer, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createClientMetricsInterceptor, createLogger, createMetricsServer, IMAGE_ENVELOPE_BYTES, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
@@ -7,8 +7,6 @@ import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http-server.js';
 import { createMetrics } from './metrics.js';
 
-/** gRPC envelope headroom on top of the largest image (must match the media server). */
-const GRPC_ENVELOPE_BYTES = 1024 * 1024;
 /** A GetImage stream lasts as long as a slow HTTP client takes to read the image. */
 const MEDIA_STREAM_DEADLINE_MS = 5 * 60_000;
 
@@ -38,7 +36,7 @@ runMain(bootLogger, async () => {
   const media = createMediaClient(config.mediaAddr, {
     deadlineMs: config.grpcDeadlineMs,
     streamDeadlineMs: MEDIA_STREAM_DEADLINE_MS,
-    maxMessageBytes: config.maxImageBytes + GRPC_ENVELOPE_BYTES,
+    maxMessageBytes: config.maxImageBytes + IMAGE_ENVELOPE_BYTES,
     interceptors,
   });
   const draining = new AbortController();

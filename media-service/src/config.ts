@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { Ajv, type ErrorObject } from 'ajv';
-import { LogSafeError } from '@dynamic-events/proto';
+import { IMAGE_ENVELOPE_BYTES, LogSafeError, MAX_IMAGE_BYTES_DEFAULT, MAX_IMAGE_BYTES_LIMIT } from '@dynamic-events/proto';
 
 /** Where images live: an S3 bucket (MinIO, AWS) or a directory on local disk (the embedded default). */
 export type StorageConfig =
@@ -27,8 +27,6 @@ export interface MediaConfig {
   /** Without a trailing slash. */
 }
 
-const MIB = 1024 * 1024;
-
 const schema = {
   type: 'object',
   properties: {
@@ -47,7 +45,7 @@ const schema = {
     S3_BUCKET: { type: 'string', pattern: '^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$', default: 'dynamic-events' },
     S3_REGION: { type: 'string', pattern: '^[a-z0-9-]+$', default: 'us-east-1' },
     // gRPC message sizes are int32; 512 MiB keeps image + framing far below that.
-    MAX_IMAGE_BYTES: { type: 'integer', minimum: 1, maximum: 512 * MIB, default: 10 * MIB },
+    MAX_IMAGE_BYTES: { type: 'integer', minimum: 1, maximum: MAX_IMAGE_BYTES_LIMIT, default: MAX_IMAGE_BYTES_DEFAULT },
     MAX_IMAGE_PIXELS: { type: 'integer', minimum: 1, maximum: Number.MAX_SAFE_INTEGER, default: 100_000_000 },
   },
   dependencies: { S3_ENDPOINT: ['S3_ACCESS_KEY', 'S3_SECRET_KEY'] },
@@ -133,7 +131,7 @@ export function loadConfig(environment: Record<string, string | undefined>): Med
     storage: storageOf(env),
     maxImageBytes: env.MAX_IMAGE_BYTES,
     maxImagePixels: env.MAX_IMAGE_PIXELS,
-    grpcMaxMessageBytes: env.MAX_IMAGE_BYTES + MIB,
+    grpcMaxMessageBytes: env.MAX_IMAGE_BYTES + IMAGE_ENVELOPE_BYTES,
   };
   return deepFreeze(config);
 }

@@ -30,6 +30,13 @@ export const LIMITS = Object.freeze({
 /** The reserved property whose value is a Base64 image; never stored as a property. */
 export const BASE64_IMAGE_KEY = 'base64_image';
 
+/** MAX_IMAGE_BYTES: default and upper bound, the same for the gateway and media (one owner). */
+export const MAX_IMAGE_BYTES_DEFAULT = 10 * 1024 * 1024;
+export const MAX_IMAGE_BYTES_LIMIT = 256 * 1024 * 1024;
+
+/** Room for the rest of a StoreImage message around the image bytes: media's channel is MAX_IMAGE_BYTES plus this. */
+export const IMAGE_ENVELOPE_BYTES = 1024 * 1024;
+
 /** gRPC message size limit of our channels and servers unless a service raises it (grpc-js's own default). */
 export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 
