@@ -15,6 +15,7 @@ export * from './reflection.js';
 export * from './timestamps.js';
 export * from './health-client.js';
 export * from './limits.js';
+export * from './idempotency-key.js';
 export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
 export * from './outage.js';
