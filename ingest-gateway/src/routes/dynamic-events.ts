@@ -4,6 +4,7 @@ import { decodeStrictBase64 } from '../base64.js';
 import type { MediaClient } from '../clients/media.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
+import { readIdempotencyKey } from '../idempotency-key.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { CallOptions, EventInput } from '../model.js';
 import { presentEvent } from '../presenters/event.js';
@@ -20,7 +21,9 @@ export interface DynamicEventRouteDeps {
 
 /**
  * POST {base}/dynamic-events: auth → Content-Type → body (size limit) → JSON object → depth →
- * schema → strict Base64 → media.StoreImage → registry.RecordEvent → 200 with the event.
+ * Idempotency-Key → schema → strict Base64 → media.StoreImage → registry.RecordEvent → 200 with
+ * the event. With a key the registry decides: record, replay the recorded event, or refuse (409);
+ * a replay may store its image again (content-addressed, so it is the same object).
  * Every check runs before the first gRPC call, and media before the registry, so a rejected
  * request stores nothing; a 200 means the registry committed the event.
  */
@@ -29,7 +32,10 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
   const body = jsonBody({ maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth });
 
   router.post(`${base}/dynamic-events`, deps.auth, body, async (ctx) => {
-    const { input, base64Image } = validator.validate(ctx.state.body ?? {});
+    const rawBody: unknown = ctx.request.body;
+    const idempotency = readIdempotencyKey(ctx.req, typeof rawBody === 'string' ? rawBody : '');
+    const { input: checked, base64Image } = validator.validate(ctx.state.body ?? {});
+    const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
     // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
     // (A getter, not an AbortController: one of those per request costs more than the check.)
     const socket = ctx.req.socket;
