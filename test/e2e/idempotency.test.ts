@@ -7,6 +7,7 @@
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
+import { assertMatchesSchema, openapi } from '../support/openapi.js';
 import { scrape, valueOf } from '../support/prometheus.js';
 import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
 import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
@@ -51,6 +52,11 @@ describe.skipIf(!up)('Idempotency-Key over HTTP', () => {
     const other = await postJson(url(), exampleEvent({ device: 'idem-cam-2' }), headers);
     expect(other.status).toBe(409);
     expect(other.body).toEqual({ error: 'Idempotency-Key was already used for a different request' });
+    // The contract declares the header and the 409.
+    assertMatchesSchema('Error', other.body);
+    const post = (openapi.paths as Record<string, { post: { parameters: Array<{ name: string }>; responses: Record<string, unknown> } }>)['/api/platform/dh/dynamic-events']!.post;
+    expect(post.parameters.map((p) => p.name)).toContain('Idempotency-Key');
+    expect(Object.keys(post.responses)).toContain('409');
     expect((await sql.query('SELECT count(*) AS n FROM devices WHERE device_name = $1', ['idem-cam-2'])).rows[0].n).toBe('0');
 
     const metrics = await scrape(stack.metrics.registry);
