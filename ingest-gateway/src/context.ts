@@ -6,6 +6,8 @@ export interface GatewayState {
   requestId: string;
   /** The parsed JSON object body, set by the json-body middleware. */
   body?: Record<string, unknown>;
+  /** The body as received (decoded UTF-8 text): what an Idempotency-Key's fingerprint is taken of. */
+  bodyText?: string;
 }
 
 /** Koa context of every gateway middleware and route. */

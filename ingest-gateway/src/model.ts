@@ -32,6 +32,14 @@ export interface EventInput {
   properties: PropertyPair[];
   images: string[];
   videoClips: string[];
+  /** Set only when the request carried an Idempotency-Key. */
+  idempotency?: IdempotencyInput;
+}
+
+/** A request's Idempotency-Key and the fingerprint of its body (sha256, hex). */
+export interface IdempotencyInput {
+  key: string;
+  requestHash: string;
 }
 
 /** A recorded event; timestamps are RFC 3339 UTC strings with nine fractional digits. */

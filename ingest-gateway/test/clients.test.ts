@@ -186,8 +186,13 @@ describe('registry client', () => {
       additionalProperties: input().properties,
       images: ['https://a.test/1.jpg', 'https://a.test/2.jpg'],
       videoClips: ['https://a.test/1.mp4'],
+      // No Idempotency-Key: the proto's empty strings.
+      idempotencyKey: '',
+      requestHash: '',
     });
     expect(seen.requestIds.at(-1)).toBe('req-1');
+    await registryClient.recordEvent({ ...input(), idempotency: { key: 'k-1', requestHash: 'h-1' } }, { requestId: 'req-2' });
+    expect(seen.requests.at(-1)).toMatchObject({ idempotencyKey: 'k-1', requestHash: 'h-1' });
     expect(event).toEqual({
       id: expect.any(String),
       domain: 'acme.camera',

@@ -25,6 +25,8 @@ export interface Config {
   writeQueueMaxEvents: number;
   /** auto: apply at start-up; skip: a separate job owns them. */
   migrations: 'auto' | 'skip';
+  /** How long an Idempotency-Key is honoured before the background purge may delete it. */
+  idempotencyKeyTtlSeconds: number;
 }
 
 const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
@@ -49,6 +51,8 @@ const schema = {
     WRITE_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 1000, default: 4 },
     WRITE_QUEUE_MAX_EVENTS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 50_000 },
     MIGRATIONS: { type: 'string', enum: ['auto', 'skip'], default: 'auto' },
+    // A minute at least (the purge runs every minute), a year at most.
+    IDEMPOTENCY_KEY_TTL_SECONDS: { type: 'integer', minimum: 60, maximum: 31_536_000, default: 86_400 },
   },
 } as const;
 
@@ -93,5 +97,6 @@ export function loadConfig(env: Record<string, string | undefined>): Readonly<Co
     writeConcurrency: Number(v.WRITE_CONCURRENCY),
     writeQueueMaxEvents: Number(v.WRITE_QUEUE_MAX_EVENTS),
     migrations: v.MIGRATIONS as Config['migrations'],
+    idempotencyKeyTtlSeconds: Number(v.IDEMPOTENCY_KEY_TTL_SECONDS),
   });
 }

@@ -53,7 +53,7 @@ runMain(logger, async () => {
     closers.push({ name: 'metrics server', close: () => metricsServer.close() });
     const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
     const metrics = createMetrics(metricsServer.registry);
-    const { grpc, health } = createServer({
+    const { grpc, health, purger } = createServer({
       logger,
       pool,
       healthPool,
@@ -63,11 +63,14 @@ runMain(logger, async () => {
       lockWaitMs: config.lockWaitMs,
       writeConcurrency: config.writeConcurrency,
       writeQueueMaxEvents: config.writeQueueMaxEvents,
+      idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     });
     closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs) });
     const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
+    closers.push({ name: 'idempotency key purge', close: async () => purger.stop() });
+    purger.start();
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',

@@ -8,6 +8,10 @@ export interface Metrics {
   /** Distinct entities a committed call named, by kind (device, object, event_type) and result (created, reused). */
   entitiesEnsured: Counter<'kind' | 'result'>;
   eventsRecorded: Counter;
+  /** Events that carried an Idempotency-Key, by outcome: recorded (first use), replayed (a retry), conflict (another request). */
+  idempotencyKeys: Counter<'outcome'>;
+  /** Expired keys the background purge deleted. */
+  idempotencyKeysPurged: Counter;
 }
 
 export function createMetrics(registry: Registry): Metrics {
@@ -33,6 +37,17 @@ export function createMetrics(registry: Registry): Metrics {
     eventsRecorded: new Counter({
       name: 'registry_events_recorded_total',
       help: 'Events committed',
+      registers: [registry],
+    }),
+    idempotencyKeys: new Counter({
+      name: 'registry_idempotency_keys_total',
+      help: 'Events that carried an Idempotency-Key, by outcome: recorded (first use), replayed (same request again: the recorded event is returned), conflict (another request: refused)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    }),
+    idempotencyKeysPurged: new Counter({
+      name: 'registry_idempotency_keys_purged_total',
+      help: 'Expired Idempotency-Keys deleted by the background purge',
       registers: [registry],
     }),
   };

@@ -2,6 +2,8 @@ import { addReflection, createGrpcServer, LIMITS, registry, REGISTRY_MAX_MESSAGE
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { createIdempotentRecorder } from './domain/idempotency.js';
+import { createKeyPurger, type KeyPurger } from './domain/idempotency-purge.js';
 import { createKnownEntities } from './domain/known-entities.js';
 import { createReader } from './domain/reads.js';
 import { createEventRecorder } from './domain/record-events.js';
@@ -25,6 +27,8 @@ export interface ServerDeps {
   writeConcurrency: number;
   /** WRITE_QUEUE_MAX_EVENTS: events waiting for a statement before calls are refused with UNAVAILABLE. */
   writeQueueMaxEvents: number;
+  /** IDEMPOTENCY_KEY_TTL_SECONDS: how long an Idempotency-Key is honoured before it is purged. */
+  idempotencyKeyTtlSeconds: number;
   /** How often the database is checked for the health status. */
   healthIntervalMs?: number;
   /**
@@ -41,6 +45,8 @@ export interface RegistryServer {
   grpc: GrpcServer;
   /** Drives SERVING/NOT_SERVING from the database; start it once the server listens. */
   health: DatabaseHealth;
+  /** Deletes expired Idempotency-Keys in the background; start it once the server listens. */
+  purger: KeyPurger;
 }
 
 /** Wires the registry: handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
@@ -55,12 +61,13 @@ export function createServer(deps: ServerDeps): RegistryServer {
   });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
   const write = createWriteEvents({ pool, locks, known: createKnownEntities(), metrics });
-  const recorder = createEventRecorder(write, {
+  const groupCommit = createEventRecorder(write, {
     maxConcurrentWrites: deps.writeConcurrency,
     maxBatchEvents: LIMITS.batchMaxEvents,
     maxBatchBytes: WRITE_BATCH_MAX_BYTES,
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
+  const recorder = createIdempotentRecorder(groupCommit, { pool, metrics });
   grpc.addService<registry.RegistryServiceServer>(
     REGISTRY_SERVICE_NAME,
     registry.RegistryServiceService,
@@ -73,5 +80,6 @@ export function createServer(deps: ServerDeps): RegistryServer {
     intervalMs: deps.healthIntervalMs,
     onChange: (serving) => grpc.setServing(serving),
   });
-  return { grpc, health };
+  const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
+  return { grpc, health, purger };
 }

@@ -20,6 +20,7 @@ describe('loadConfig', () => {
       writeConcurrency: 4,
       writeQueueMaxEvents: 50_000,
       migrations: 'auto',
+      idempotencyKeyTtlSeconds: 86_400,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -39,10 +40,11 @@ describe('loadConfig', () => {
       DRAIN_DELAY_MS: '5000',
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: '9100',
+      IDEMPOTENCY_KEY_TTL_SECONDS: '3600',
       UNRELATED: 'ignored',
     });
     expect(config).toMatchObject({ logLevel: 'debug', grpcPort: 6000, databaseUrl: 'postgresql://u:p@db:5432/x', redisUrl: undefined, lockWaitMs: 0, migrations: 'skip' });
-    expect(config).toMatchObject({ drainDelayMs: 5000, metricsHost: '127.0.0.1', metricsPort: 9100 });
+    expect(config).toMatchObject({ drainDelayMs: 5000, metricsHost: '127.0.0.1', metricsPort: 9100, idempotencyKeyTtlSeconds: 3600 });
   });
 
   it('requires DATABASE_URL (the registry knows no other database; npm start hands it an embedded one)', () => {
@@ -53,11 +55,11 @@ describe('loadConfig', () => {
   it('names every bad variable in one error and never echoes URLs', () => {
     let message = '';
     try {
-      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon' });
+      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon', IDEMPOTENCY_KEY_TTL_SECONDS: '59' });
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS', 'METRICS_PORT', 'DRAIN_DELAY_MS']) expect(message).toContain(name);
+    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS', 'METRICS_PORT', 'DRAIN_DELAY_MS', 'IDEMPOTENCY_KEY_TTL_SECONDS']) expect(message).toContain(name);
     expect(message).toContain('auto, skip');
     expect(message).not.toContain('secret');
   });

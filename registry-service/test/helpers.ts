@@ -36,6 +36,8 @@ export interface StartOptions {
   writeConcurrency?: number;
   /** WRITE_QUEUE_MAX_EVENTS (default 50,000). */
   writeQueueMaxEvents?: number;
+  /** IDEMPOTENCY_KEY_TTL_SECONDS (default 86,400). */
+  idempotencyKeyTtlSeconds?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -53,6 +55,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     lockWaitMs: options.lockWaitMs ?? 3000,
     writeConcurrency: options.writeConcurrency ?? 4,
     writeQueueMaxEvents: options.writeQueueMaxEvents ?? 50_000,
+    idempotencyKeyTtlSeconds: options.idempotencyKeyTtlSeconds ?? 86_400,
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();
@@ -94,6 +97,8 @@ export function sampleEvent(
     additionalProperties: [{ key: 'plate', value: 'AB-123-CD' }],
     images: ['https://example.com/a.jpg'],
     videoClips: [],
+    idempotencyKey: '',
+    requestHash: '',
     ...rest,
   };
 }

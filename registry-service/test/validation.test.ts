@@ -17,6 +17,7 @@ function draftOf(event: registry.NewEvent): EventDraft {
     properties: event.additionalProperties,
     images: event.images,
     videoClips: event.videoClips,
+    idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: '', key: event.idempotencyKey, requestHash: event.requestHash },
   };
 }
 

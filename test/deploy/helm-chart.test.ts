@@ -63,7 +63,7 @@ const CONTRACT = {
     ports: { grpc: 50051, metrics: 9465 },
     readiness: { grpc: { port: 50051, service: '' } },
     liveness: { grpc: { port: 50051, service: 'liveness' } },
-    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS'],
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS'],
   },
   [name('media')]: {
     component: 'media-service',
@@ -133,13 +133,18 @@ describe.each([
     const env = envOf(objects, c);
     expect(Object.keys(env).filter((k) => !(contract.env as readonly string[]).includes(k))).toEqual([]);
     // Numbers reach the services as plain digits (Helm would print a float64 as 1.6777216e+07).
-    for (const [k, v] of Object.entries(env)) if (/_(MS|BYTES|PIXELS|PORT|SIZE)$/.test(k)) expect(v, k).toMatch(/^\d+$/);
+    for (const [k, v] of Object.entries(env)) if (/_(MS|SECONDS|BYTES|PIXELS|PORT|SIZE)$/.test(k)) expect(v, k).toMatch(/^\d+$/);
     expect(Number(env.METRICS_PORT)).toBe(contract.ports.metrics);
     // The grace period outlasts drain + shutdown, or in-flight calls would be killed.
     expect((podOf(d).terminationGracePeriodSeconds ?? 0) * 1000).toBeGreaterThan(Number(env.DRAIN_DELAY_MS) + Number(env.SHUTDOWN_TIMEOUT_MS));
     expect(Number(env.DRAIN_DELAY_MS)).toBe(5000);
     // Pods roll when their settings change.
     expect(Object.keys((d.spec as { template: { metadata: { annotations: JsonObject } } }).template.metadata.annotations)).toEqual(expect.arrayContaining(['checksum/config', 'checksum/secret']));
+  });
+
+  it('gives the registry its Idempotency-Key TTL (default one day), a value its config accepts', () => {
+    const registry = podOf(findObject(objects, 'Deployment', name('registry'))).containers[0] as Container;
+    expect(envOf(objects, registry).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(objects === full.objects ? '3600' : '86400');
   });
 
   it('gateway dials registry and media through their headless Services with dns:///, on the grpc container ports', () => {

@@ -28,7 +28,7 @@ const SERVICES = {
     loadConfig: gatewayConfig as (env: Record<string, string>) => object,
   },
   'registry-service': {
-    env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS'],
+    env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS'],
     ports: { grpc: 50051, metrics: 9465 },
     loadConfig: registryConfig as (env: Record<string, string>) => object,
   },

@@ -157,6 +157,8 @@ describe('registry-service', () => {
         additionalProperties: [],
         images: [],
         videoClips: [],
+        idempotencyKey: '',
+        requestHash: '',
       };
       const res = await callUnary(client.recordEvent.bind(client), { event }, { deadlineMs: 10_000 });
       okIds.push(res.event!.id);

@@ -89,5 +89,5 @@ export function newEventSize(event: registry.NewEvent): number {
   for (const p of event.additionalProperties) bytes += fieldSize(stringField(p.key) + stringField(p.value));
   for (const url of event.images) bytes += fieldSize(Buffer.byteLength(url));
   for (const url of event.videoClips) bytes += fieldSize(Buffer.byteLength(url));
-  return bytes;
+  return bytes + stringField(event.idempotencyKey) + stringField(event.requestHash);
 }

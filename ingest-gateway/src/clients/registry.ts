@@ -109,6 +109,8 @@ function toNewEvent(input: EventInput): registry.NewEvent {
     additionalProperties: input.properties.map(({ key, value }) => ({ key, value })),
     images: [...input.images],
     videoClips: [...input.videoClips],
+    idempotencyKey: input.idempotency?.key ?? '',
+    requestHash: input.idempotency?.requestHash ?? '',
   };
 }
 

@@ -23,6 +23,7 @@ export function jsonBody(options: { maxBodyBytes: number; maxDepth: number; maxV
     const text = bytes.toString('utf8');
     // A leading byte-order mark is not part of the JSON (the former text decoder dropped it too).
     // No body at all (Content-Length: 0) is not valid JSON either.
+    ctx.state.bodyText = text;
     ctx.state.body = parseJsonObject(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, options);
     return next();
   };

@@ -7,6 +7,7 @@ import { mediaUrl } from './media.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { bodyBudget } from '../middleware/body-budget.js';
+import { readIdempotencyKey } from '../idempotency-key.js';
 import { jsonBody } from '../middleware/json-body.js';
 import type { CallOptions, EventInput } from '../model.js';
 import { presentEvent } from '../presenters/event.js';
@@ -27,8 +28,10 @@ export interface DynamicEventRouteDeps {
 
 /**
  * POST {base}/dynamic-events: auth → body budget → Content-Type → body (size limit, UTF-8) → JSON
- * object → shape → schema → characters → strict Base64 → identity check → media.StoreImage →
- * registry.RecordEvent → 200 with the event.
+ * object → shape → Idempotency-Key → schema → characters → strict Base64 → identity check →
+ * media.StoreImage → registry.RecordEvent → 200 with the event. With a key the registry decides:
+ * record, replay the recorded event, or refuse (409); a replay may store its image again
+ * (content-addressed, so it is the same object).
  * Every check runs before the first gRPC call, and media before the registry, so a rejected
  * request stores nothing; a 200 means the registry committed the event.
  */
@@ -41,7 +44,9 @@ export function dynamicEventRoutes(router: Router<GatewayState>, base: string, d
   const body = jsonBody({ maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues });
 
   router.post(`${base}/dynamic-events`, deps.auth, budget, body, async (ctx) => {
-    const { input, base64Image } = validator.validate(ctx.state.body ?? {});
+    const idempotency = readIdempotencyKey(ctx.req, ctx.state.bodyText ?? '');
+    const { input: checked, base64Image } = validator.validate(ctx.state.body ?? {});
+    const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
     // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
     // (A getter, not an AbortController: one of those per request costs more than the check.)
     const socket = ctx.req.socket;

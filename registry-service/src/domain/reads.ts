@@ -3,7 +3,7 @@ import type pg from 'pg';
 import { rethrowDatabaseFailure } from '../db/failures.js';
 import { findDevice } from '../db/queries/devices.js';
 import { findEventType } from '../db/queries/event-types.js';
-import { findEvent } from '../db/queries/events.js';
+import { findEvent, type StoredEvent } from '../db/queries/events.js';
 import { findObject } from '../db/queries/objects.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
 import { objectRel } from './types.js';
@@ -41,20 +41,7 @@ export function createReader(pool: pg.Pool): Reader {
       // Anything but a UUID cannot name an event; checking here also keeps pg cast errors away.
       const stored = UUID.test(id) ? await findEvent(pool, id).catch(rethrowDatabaseFailure) : undefined;
       if (!stored) throw notFound(UUID.test(id) ? `event ${id}` : 'event');
-      const prefix = `${stored.domain}.`;
-      return {
-        id: stored.id,
-        domain: stored.domain,
-        eventType: stored.eventType,
-        deviceName: stored.deviceName,
-        objectId: stored.objectRef.startsWith(prefix) ? stored.objectRef.slice(prefix.length) : stored.objectRef,
-        rels: [objectRel(stored.objectRef)],
-        images: stored.images,
-        videoClips: stored.videoClips,
-        properties: stored.properties,
-        createdAtMicros: stored.createdUs,
-        updatedAtMicros: stored.updatedUs,
-      };
+      return toEventRecord(stored);
     },
     async getDevice(deviceName) {
       const device = lookupKey('device_name', deviceName, LIMITS.nameMaxLength) ? await findDevice(pool, deviceName).catch(rethrowDatabaseFailure) : undefined;
@@ -72,5 +59,23 @@ export function createReader(pool: pg.Pool): Reader {
       if (!found) throw notFound(`event type ${quote(eventType.slice(0, LIMITS.nameMaxLength))} in domain ${quote(domain.slice(0, LIMITS.nameMaxLength))}`);
       return found;
     },
+  };
+}
+
+/** A stored event as the domain returns it (reads, and replays of an Idempotency-Key). */
+export function toEventRecord(stored: StoredEvent): EventRecord {
+  const prefix = `${stored.domain}.`;
+  return {
+    id: stored.id,
+    domain: stored.domain,
+    eventType: stored.eventType,
+    deviceName: stored.deviceName,
+    objectId: stored.objectRef.startsWith(prefix) ? stored.objectRef.slice(prefix.length) : stored.objectRef,
+    rels: [objectRel(stored.objectRef)],
+    images: stored.images,
+    videoClips: stored.videoClips,
+    properties: stored.properties,
+    createdAtMicros: stored.createdUs,
+    updatedAtMicros: stored.updatedUs,
   };
 }

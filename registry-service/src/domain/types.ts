@@ -20,6 +20,16 @@ export interface PropertyInput {
   value: string;
 }
 
+/**
+ * A caller's Idempotency-Key with the fingerprint of the request that carried it. `scope` is ''
+ * until keys are scoped to the caller's token (issue 9); keys are unique per (scope, key).
+ */
+export interface IdempotencyKey {
+  scope: string;
+  key: string;
+  requestHash: string;
+}
+
 /** An event as a caller sent it, before validation (absent messages are undefined). */
 export interface EventDraft {
   source: SourceInput | undefined;
@@ -27,6 +37,8 @@ export interface EventDraft {
   properties: PropertyInput[];
   images: string[];
   videoClips: string[];
+  /** Undefined when the caller sent no key (the usual case: nothing to check, nothing extra to write). */
+  idempotency: IdempotencyKey | undefined;
 }
 
 /** An event that passed validation. */
@@ -36,6 +48,7 @@ export interface NewEvent {
   properties: PropertyInput[];
   images: string[];
   videoClips: string[];
+  idempotency: IdempotencyKey | undefined;
 }
 
 /** Timestamps are microseconds since the epoch: Postgres precision, which a JS Date would cut to milliseconds. */

@@ -3,12 +3,13 @@ import {
   LIMITS,
   checkEventCharacters,
   checkObjectIdOutsideDomain,
+  checkIdempotencyKey,
   invalidArgument,
   isBlank,
   propertyField,
   ruleError,
 } from '@dynamic-events/proto';
-import type { EventDraft, NewEvent, PropertyInput } from './types.js';
+import type { EventDraft, IdempotencyKey, NewEvent, PropertyInput } from './types.js';
 
 /**
  * Validates one event with the gateway's rules, limits and messages (all from @dynamic-events/proto;
@@ -36,9 +37,22 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   checkUrls(f('event.event_data.images'), draft.images, LIMITS.urlsMaxCount + 1);
   checkUrls(f('event.event_data.video_clips'), draft.videoClips, LIMITS.urlsMaxCount);
   checkObjectIdOutsideDomain(f('source.object_id'), source.objectId, source.objectDomain);
-  const event: NewEvent = { source, eventType, properties: draft.properties, images: draft.images, videoClips: draft.videoClips };
+  if (draft.idempotency !== undefined) checkIdempotency(draft.idempotency);
+  const event: NewEvent = { source, eventType, properties: draft.properties, images: draft.images, videoClips: draft.videoClips, idempotency: draft.idempotency };
   checkEventCharacters(event, prefix);
   return event;
+}
+
+/** Longest request_hash stored (a hex sha512 fits; the gateway sends a hex sha256). */
+const REQUEST_HASH_MAX_LENGTH = 128;
+
+/** The key follows the shared rules; a key without the fingerprint of its request could not tell a retry from a reuse. */
+function checkIdempotency({ key, requestHash }: IdempotencyKey): void {
+  checkIdempotencyKey(key);
+  if (requestHash === '') throw invalidArgument('request_hash', 'required', 'request_hash is required with an idempotency key');
+  if (requestHash.length > REQUEST_HASH_MAX_LENGTH || !/^[\x21-\x7e]+$/.test(requestHash)) {
+    throw invalidArgument('request_hash', 'format', `request_hash must be at most ${REQUEST_HASH_MAX_LENGTH} printable ASCII characters without spaces`);
+  }
 }
 
 /** Batch size check for RecordEvents (one transaction must stay bounded). */

@@ -4,7 +4,7 @@ import { rethrowDatabaseFailure } from '../db/failures.js';
 import { findObject } from '../db/queries/objects.js';
 import { IDENTITY_CONFLICT_RULE } from '../db/queries/query.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { insertRecordBatch, type NewEventTypeRow, type NewObjectRow } from '../db/queries/record-events.js';
+import { insertRecordBatch, type NewEventTypeRow, type NewKeyRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
 import type { KnownEntities } from './known-entities.js';
@@ -75,11 +75,16 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
       videoClips: e.videoClips,
       properties: e.properties,
     }));
+    // Idempotency keys (distinct: the idempotent recorder collapses duplicates) commit with their events.
+    let keys: NewKeyRow[] | undefined;
+    events.forEach(({ idempotency: k }, i) => {
+      if (k !== undefined) (keys ??= []).push({ scope: k.scope, key: k.key, requestHash: k.requestHash, eventId: rows[i]!.id });
+    });
     // Only first sightings need the lock; known identities go straight to the (idempotent) inserts.
     const unknown = plan.lockKeys.filter((key) => !known.has(key));
-    // One statement (one round trip) in the spec's order: device, object, event type, then the events.
+    // One statement (one round trip) in the spec's order: device, object, event type, the events, their keys.
     const stored = await locks(unknown, () =>
-      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows }),
+      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows, keys }),
     ).catch((err: unknown) => explainIdentityConflict(pool, events, err));
     for (const key of plan.lockKeys) known.add(key);
     metrics.eventsRecorded.inc(events.length);

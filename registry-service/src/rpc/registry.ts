@@ -87,6 +87,8 @@ function toDraft(event: registry.NewEvent): EventDraft {
     properties: event.additionalProperties.map(({ key, value }) => ({ key, value })),
     images: event.images,
     videoClips: event.videoClips,
+    // Unscoped until tokens exist (issue 9): then the caller's scope goes here, the schema is ready.
+    idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: '', key: event.idempotencyKey, requestHash: event.requestHash },
   };
 }
 

@@ -15,7 +15,8 @@ export interface StoredEvent {
   updatedUs: bigint;
 }
 
-interface EventRow {
+/** An events row as EVENT_COLUMNS selects it. */
+export interface EventRow {
   id: string;
   object_ref: string;
   device_name: string;
@@ -28,17 +29,19 @@ interface EventRow {
   updated_us: string;
 }
 
+/** The select list of an EventRow from the events table aliased `e`. */
+export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.images, e.video_clips,
+       e.additional_properties::text AS properties,
+       ${micros('e.created_at')} AS created_us, ${micros('e.updated_at')} AS updated_us`;
+
 /** One event by id (a canonical UUID string), or undefined. */
 export async function findEvent(db: Queryable, id: string): Promise<StoredEvent | undefined> {
-  const [row] = await query<EventRow>(
-    db,
-    `SELECT id, object_ref, device_name, domain, event_type, images, video_clips,
-            additional_properties::text AS properties,
-            ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
-     FROM events WHERE id = $1::uuid`,
-    [id],
-  );
-  if (!row) return undefined;
+  const [row] = await query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1::uuid`, [id]);
+  return row && toStoredEvent(row);
+}
+
+/** Maps an EventRow; properties arrive as JSON text. */
+export function toStoredEvent(row: EventRow): StoredEvent {
   // JSON.parse defines "__proto__" as an own property (no prototype change), so entries are plain data.
   const parsed = JSON.parse(row.properties) as Record<string, string>;
   return {

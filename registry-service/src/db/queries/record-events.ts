@@ -1,6 +1,7 @@
 import type { PropertyInput } from '../../domain/types.js';
 import type { Queryable } from '../pool.js';
 import { eventTypeKey } from './event-types.js';
+import { fromKeyConflict } from './idempotency-keys.js';
 import { micros, query } from './query.js';
 
 export interface NewObjectRow {
@@ -31,12 +32,22 @@ export interface NewEventRow {
   properties: PropertyInput[];
 }
 
+/** An Idempotency-Key stored with the event it recorded. */
+export interface NewKeyRow {
+  scope: string;
+  key: string;
+  requestHash: string;
+  eventId: string;
+}
+
 /** What one RecordEvent(s) call writes: each distinct entity once, and the events in request order. */
 export interface RecordBatch {
   devices: string[];
   objects: NewObjectRow[];
   types: NewEventTypeRow[];
   events: NewEventRow[];
+  /** Keys of the events that carried one (distinct); undefined or empty: the statement without keys. */
+  keys?: NewKeyRow[];
 }
 
 export interface StoredTimes {
@@ -65,7 +76,7 @@ export interface StoredBatch {
  * invisible to the CTEs' snapshot: Postgres checks them in AFTER triggers at the end of the statement,
  * which see every row the statement inserted (and rows other transactions committed meanwhile).
  */
-const RECORD_BATCH_SQL = `
+const RECORD_BATCH_CTES = `
 WITH new_devices AS (
   INSERT INTO devices (device_name, kind)
   SELECT name, 'generic' FROM unnest($1::text[]) WITH ORDINALITY AS t(name, ord)
@@ -100,11 +111,32 @@ WITH new_devices AS (
   WHERE (SELECT count(*) FROM new_event_types) >= 0
   ORDER BY ord
   RETURNING id, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
-)
+)`;
+
+/*
+ * The keys go last, after their events (so lock order stays global), plain INSERT without ON CONFLICT:
+ * a key another transaction committed meanwhile fails the statement with a unique violation, and
+ * nothing of it is committed (fromKeyConflict → ALREADY_EXISTS, then the caller replays). A data-
+ * modifying CTE always runs to completion, referenced or not; the FK to events is checked at the end.
+ */
+const KEYS_CTE = `, new_keys AS (
+  INSERT INTO idempotency_keys (scope, key, request_hash, event_id)
+  SELECT scope, key, request_hash, event_id
+  FROM unnest($13::text[], $14::text[], $15::text[], $16::uuid[]) WITH ORDINALITY AS t(scope, key, request_hash, event_id, ord)
+  WHERE (SELECT count(*) FROM new_events) >= 0
+  ORDER BY ord
+  RETURNING 1
+)`;
+
+const RECORD_BATCH_SELECT = `
 SELECT 'device' AS kind, device_name AS key, NULL AS event_type, NULL::int8 AS created_us, NULL::int8 AS updated_us FROM new_devices
 UNION ALL SELECT 'object', id, NULL, NULL, NULL FROM new_objects
 UNION ALL SELECT 'event_type', domain, event_type, NULL, NULL FROM new_event_types
 UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events`;
+
+/** Events without a key (the usual case) use the statement without the keys' CTE: they pay nothing for it. */
+const RECORD_BATCH_SQL = RECORD_BATCH_CTES + RECORD_BATCH_SELECT;
+const RECORD_BATCH_WITH_KEYS_SQL = RECORD_BATCH_CTES + KEYS_CTE + RECORD_BATCH_SELECT;
 
 interface ResultRow {
   kind: 'device' | 'object' | 'event_type' | 'event';
@@ -137,8 +169,7 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     // Own data properties only: "__proto__" or "constructor" become ordinary keys, never a prototype.
     properties: Object.fromEntries(e.properties.map((p) => [p.key, p.value])),
   }));
-  // Prepared once per connection: parsing and planning this statement on every call cost about a third of the throughput.
-  const rows = await query<ResultRow>(db, RECORD_BATCH_SQL, [
+  const parameters = [
     devices,
     objects.map((o) => o.id),
     objects.map((o) => o.objectDomain),
@@ -151,7 +182,9 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     types.map((t) => t.displayName),
     types.map((t) => t.displayDescription),
     JSON.stringify(events),
-  ], 'registry-record-batch');
+  ];
+  // Prepared once per connection: parsing and planning this statement on every call cost about a third of the throughput.
+  const rows = batch.keys?.length ? await insertWithKeys(db, parameters, batch.keys) : await query<ResultRow>(db, RECORD_BATCH_SQL, parameters, 'registry-record-batch');
 
   const stored: StoredBatch = { devices: new Set(), objects: new Set(), types: new Set(), times: new Map() };
   for (const row of rows) {
@@ -163,4 +196,15 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     }
   }
   return stored;
+}
+
+/** The statement with the keys' CTE; keys sorted so concurrent statements lock them in one order. */
+async function insertWithKeys(db: Queryable, parameters: unknown[], keys: NewKeyRow[]): Promise<ResultRow[]> {
+  const sorted = [...keys].sort(byKey((k) => `${k.scope}\n${k.key}`));
+  const values = [...parameters, sorted.map((k) => k.scope), sorted.map((k) => k.key), sorted.map((k) => k.requestHash), sorted.map((k) => k.eventId)];
+  try {
+    return await query<ResultRow>(db, RECORD_BATCH_WITH_KEYS_SQL, values, 'registry-record-batch-keys');
+  } catch (err) {
+    throw fromKeyConflict(err);
+  }
 }

@@ -54,6 +54,14 @@ export interface NewEvent {
   additionalProperties: Property[];
   images: string[];
   videoClips: string[];
+  /**
+   * The caller's Idempotency-Key (empty: none): the first event with a key is recorded, a later one
+   * with the same key and request_hash gets the recorded event back (nothing is written), one with
+   * another request_hash is refused with ALREADY_EXISTS. 1-255 printable ASCII characters.
+   */
+  idempotencyKey: string;
+  /** Fingerprint of the request that carried the key (the gateway: sha256 of the body, hex); required with a key. */
+  requestHash: string;
 }
 
 /** Event is a recorded event. */
@@ -404,7 +412,15 @@ export const Property: MessageFns<Property> = {
 };
 
 function createBaseNewEvent(): NewEvent {
-  return { source: undefined, eventType: undefined, additionalProperties: [], images: [], videoClips: [] };
+  return {
+    source: undefined,
+    eventType: undefined,
+    additionalProperties: [],
+    images: [],
+    videoClips: [],
+    idempotencyKey: "",
+    requestHash: "",
+  };
 }
 
 export const NewEvent: MessageFns<NewEvent> = {
@@ -423,6 +439,12 @@ export const NewEvent: MessageFns<NewEvent> = {
     }
     for (const v of message.videoClips) {
       writer.uint32(42).string(v!);
+    }
+    if (message.idempotencyKey !== "") {
+      writer.uint32(50).string(message.idempotencyKey);
+    }
+    if (message.requestHash !== "") {
+      writer.uint32(58).string(message.requestHash);
     }
     return writer;
   },
@@ -478,6 +500,22 @@ export const NewEvent: MessageFns<NewEvent> = {
             }
 
             message.videoClips.push(reader.string());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.requestHash = reader.string();
             continue;
           }
         }
