@@ -116,3 +116,20 @@ describe('request timeouts', () => {
     server.close();
   });
 });
+
+describe('in-flight body budget and compressed bodies', () => {
+  it('counts a compressed body at MAX_BODY_BYTES (it may inflate to that), not at its compressed length', async () => {
+    const { gzipSync } = await import('node:zlib');
+    gw = await startGateway({ maxBodyBytes: 256 * KIB, maxInflightBodyBytes: 300 * KIB });
+    const url = `${gw.url}${API}/dynamic-events`;
+    const slow = await partialPost(url, 200 * KIB, 10);
+    await new Promise((r) => setTimeout(r, 100));
+    const small = gzipSync(JSON.stringify(validBody()));
+    const refused = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: small });
+    expect(refused.status).toBe(503);
+    slow.destroy();
+    await new Promise((r) => setTimeout(r, 100));
+    const later = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-encoding': 'gzip' }, body: small });
+    expect(later.status).toBe(200);
+  });
+});
