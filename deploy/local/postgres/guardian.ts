@@ -16,7 +16,9 @@ let stopping = false;
 async function stop(): Promise<void> {
   if (stopping) return;
   stopping = true;
-  await cluster?.stop().catch((err: unknown) => logger.error({ err }, 'stopping embedded Postgres failed'));
+  // Still starting: the start path stops the cluster as soon as it is up, never leaving it behind.
+  if (!cluster) return;
+  await cluster.stop().catch((err: unknown) => logger.error({ err }, 'stopping embedded Postgres failed'));
   process.exit(0);
 }
 
@@ -26,9 +28,12 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.on(signal
 
 try {
   cluster = await startEmbeddedPostgres({ dataDir: process.env.DATA_DIR || './.data', logger });
+  if (stopping) {
+    await cluster.stop();
+    process.exit(0);
+  }
   // The URL holds the cluster's password: it goes to the launcher only, never to a log.
   process.send?.({ url: cluster.url });
-  if (stopping) await cluster.stop();
 } catch (err) {
   logger.error({ err }, 'embedded Postgres did not start');
   process.exit(1);

@@ -65,6 +65,9 @@ export async function clearLeftoverPostmaster(dataDir: string, logger: Logger): 
   await unlink(pidFile).catch(() => undefined);
 }
 
+/** How long a start waits for a previous owner that is going away before refusing the directory. */
+const OWNER_GRACE_MS = 10_000;
+
 /** A process's start time in clock ticks since boot (/proc/<pid>/stat field 22), or undefined without /proc. */
 async function startTimeOf(pid: number): Promise<string | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
@@ -84,7 +87,12 @@ export async function claimOwnership(ownerFile: string, dataDirForMessage: strin
     // No owner file, or a torn one from a crash: nobody owns the directory.
   }
   const { pid, started } = previous;
-  if (typeof pid === 'number' && pid !== process.pid && (await isAlive(pid)) && (started === undefined || (await startTimeOf(pid)) === started)) {
+  const owned = async () => typeof pid === 'number' && pid !== process.pid && (await isAlive(pid)) && (started === undefined || (await startTimeOf(pid)) === started);
+  // A stack that is stopping (its keeper stops Postgres, then releases the directory) is given a
+  // moment, so a restart right after a stop or a killed launcher is not refused.
+  const deadline = Date.now() + OWNER_GRACE_MS;
+  while ((await owned()) && Date.now() < deadline) await sleep(100);
+  if (await owned()) {
     throw new Error(`DATA_DIR ${dataDirForMessage} is in use by another stack (pid ${pid}); give each instance its own DATA_DIR`);
   }
   await writeFile(ownerFile, JSON.stringify({ pid: process.pid, started: await startTimeOf(process.pid) }));
