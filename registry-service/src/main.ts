@@ -59,7 +59,7 @@ runMain(logger, async () => {
     closers.push({ name: 'metrics server', close: () => metricsServer.close() });
     const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
     const metrics = createMetrics(metricsServer.registry);
-    const { grpc, health } = createServer({
+    const { grpc, health, feed } = createServer({
       logger,
       pool,
       healthPool,
@@ -70,7 +70,14 @@ runMain(logger, async () => {
       writeConcurrency: config.writeConcurrency,
       writeQueueMaxEvents: config.writeQueueMaxEvents,
     });
-    closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs) });
+    // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.
+    closers.push({
+      name: 'gRPC server',
+      close: () => {
+        feed.close();
+        return grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs);
+      },
+    });
     const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();

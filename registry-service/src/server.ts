@@ -2,8 +2,11 @@ import { addReflection, createGrpcServer, LIMITS, registry, REGISTRY_PROTO, type
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
+import { createCommitFeed, type CommitFeed } from './domain/commit-feed.js';
 import { createKnownEntities } from './domain/known-entities.js';
+import { createLister } from './domain/lists.js';
 import { createReader } from './domain/reads.js';
+import { createWatch } from './domain/watch.js';
 import { createEventRecorder } from './domain/record-events.js';
 import { createWriteEvents } from './domain/write-events.js';
 import { createDatabaseHealth, type DatabaseHealth } from './health.js';
@@ -32,6 +35,10 @@ export interface ServerDeps {
    * not read as "database down" (defaults to `pool`).
    */
   healthPool?: pg.Pool;
+  /** How often watchers' shared poll reads the commit head (default 50 ms: "typically under 100 ms"). */
+  watchPollMs?: number;
+  /** A watch sends a keep-alive after this long without a message (default 10 s). */
+  watchKeepAliveMs?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -41,6 +48,8 @@ export interface RegistryServer {
   grpc: GrpcServer;
   /** Drives SERVING/NOT_SERVING from the database; start it once the server listens. */
   health: DatabaseHealth;
+  /** The watchers' shared commit feed; close it at shutdown so open watches end and their clients move. */
+  feed: CommitFeed;
 }
 
 /** Wires the registry: handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
@@ -55,10 +64,17 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxBatchBytes: WRITE_BATCH_MAX_BYTES,
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
+  const feed = createCommitFeed({ pool, logger, pollMs: deps.watchPollMs ?? 50 });
   grpc.addService<registry.RegistryServiceServer>(
     REGISTRY_SERVICE_NAME,
     registry.RegistryServiceService,
-    createRegistryHandlers({ recorder, reader: createReader(pool), logger }),
+    createRegistryHandlers({
+      recorder,
+      reader: createReader(pool),
+      lister: createLister(pool),
+      watch: createWatch(feed, { keepAliveMs: deps.watchKeepAliveMs ?? 10_000 }),
+      logger,
+    }),
   );
   addReflection(grpc.server, REGISTRY_PROTO);
   const health = createDatabaseHealth({
@@ -67,5 +83,5 @@ export function createServer(deps: ServerDeps): RegistryServer {
     intervalMs: deps.healthIntervalMs,
     onChange: (serving) => grpc.setServing(serving),
   });
-  return { grpc, health };
+  return { grpc, health, feed };
 }

@@ -36,6 +36,8 @@ export interface StartOptions {
   writeConcurrency?: number;
   /** WRITE_QUEUE_MAX_EVENTS (default 50,000). */
   writeQueueMaxEvents?: number;
+  /** Watch keep-alive interval (default 10 s). */
+  watchKeepAliveMs?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -53,6 +55,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     lockWaitMs: options.lockWaitMs ?? 3000,
     writeConcurrency: options.writeConcurrency ?? 4,
     writeQueueMaxEvents: options.writeQueueMaxEvents ?? 50_000,
+    watchKeepAliveMs: options.watchKeepAliveMs,
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();
@@ -69,6 +72,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     async close() {
       client.close();
       server.health.stop();
+      server.feed.close();
       await server.grpc.shutdown(2000);
       await locker.close();
       await pool.end();
@@ -129,6 +133,14 @@ export function registryApi(client: registry.RegistryServiceClient) {
     getDevice: (deviceName: string) => callUnary(client.getDevice.bind(client), { deviceName }, settings),
     getObject: (id: string) => callUnary(client.getObject.bind(client), { id }, settings),
     getEventType: (domain: string, eventType: string) => callUnary(client.getEventType.bind(client), { domain, eventType }, settings),
+    listEvents: (request: Partial<registry.ListEventsRequest>) =>
+      callUnary(client.listEvents.bind(client), { filter: undefined, pageSize: 0, pageToken: '', order: 0, ...request }, settings),
+    listDevices: (request: Partial<registry.ListDevicesRequest>) =>
+      callUnary(client.listDevices.bind(client), { pageSize: 0, pageToken: '', ...request }, settings),
+    listObjects: (request: Partial<registry.ListObjectsRequest>) =>
+      callUnary(client.listObjects.bind(client), { deviceName: '', domain: '', pageSize: 0, pageToken: '', ...request }, settings),
+    listEventTypes: (request: Partial<registry.ListEventTypesRequest>) =>
+      callUnary(client.listEventTypes.bind(client), { domain: '', pageSize: 0, pageToken: '', ...request }, settings),
   };
 }
 export type RegistryApi = ReturnType<typeof registryApi>;

@@ -5,7 +5,7 @@ import { findEventType } from '../db/queries/event-types.js';
 import { findEvent } from '../db/queries/events.js';
 import { findObject } from '../db/queries/objects.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
-import { objectRel } from './types.js';
+import { toEventRecord } from './event-record.js';
 import { withinLength } from './validate-event.js';
 
 /** Lookups for other platform services and the gateway's read endpoints; unknown → NOT_FOUND. */
@@ -40,20 +40,7 @@ export function createReader(pool: pg.Pool): Reader {
       // Anything but a UUID cannot name an event; checking here also keeps pg cast errors away.
       const stored = UUID.test(id) ? await findEvent(pool, id) : undefined;
       if (!stored) throw notFound(UUID.test(id) ? `event ${id}` : 'event');
-      const prefix = `${stored.domain}.`;
-      return {
-        id: stored.id,
-        domain: stored.domain,
-        eventType: stored.eventType,
-        deviceName: stored.deviceName,
-        objectId: stored.objectRef.startsWith(prefix) ? stored.objectRef.slice(prefix.length) : stored.objectRef,
-        rels: [objectRel(stored.objectRef)],
-        images: stored.images,
-        videoClips: stored.videoClips,
-        properties: stored.properties,
-        createdAtMicros: stored.createdUs,
-        updatedAtMicros: stored.updatedUs,
-      };
+      return toEventRecord(stored);
     },
     async getDevice(deviceName) {
       const device = lookupKey('device_name', deviceName, LIMITS.nameMaxLength) ? await findDevice(pool, deviceName) : undefined;

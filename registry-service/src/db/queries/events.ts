@@ -15,7 +15,7 @@ export interface StoredEvent {
   updatedUs: bigint;
 }
 
-interface EventRow {
+export interface EventRow {
   id: string;
   object_ref: string;
   device_name: string;
@@ -28,17 +28,12 @@ interface EventRow {
   updated_us: string;
 }
 
-/** One event by id (a canonical UUID string), or undefined. */
-export async function findEvent(db: Queryable, id: string): Promise<StoredEvent | undefined> {
-  const [row] = await query<EventRow>(
-    db,
-    `SELECT id, object_ref, device_name, domain, event_type, images, video_clips,
-            additional_properties::text AS properties,
-            ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
-     FROM events WHERE id = $1::uuid`,
-    [id],
-  );
-  if (!row) return undefined;
+/** The columns every event query selects, as EventRow. */
+export const EVENT_COLUMNS = `id, object_ref, device_name, domain, event_type, images, video_clips,
+  additional_properties::text AS properties, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+
+/** An event row as stored. */
+export function toStoredEvent(row: EventRow): StoredEvent {
   // JSON.parse defines "__proto__" as an own property (no prototype change), so entries are plain data.
   const parsed = JSON.parse(row.properties) as Record<string, string>;
   return {
@@ -53,4 +48,10 @@ export async function findEvent(db: Queryable, id: string): Promise<StoredEvent 
     createdUs: BigInt(row.created_us),
     updatedUs: BigInt(row.updated_us),
   };
+}
+
+/** One event by id (a canonical UUID string), or undefined. */
+export async function findEvent(db: Queryable, id: string): Promise<StoredEvent | undefined> {
+  const [row] = await query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events WHERE id = $1::uuid`, [id]);
+  return row && toStoredEvent(row);
 }

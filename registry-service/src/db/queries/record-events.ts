@@ -50,6 +50,8 @@ export interface StoredBatch {
   objects: Set<string>;
   types: Set<string>;
   times: Map<string, StoredTimes>;
+  /** The commit's number in the commit log (what Watch cursors point into). */
+  commitSeq: bigint;
 }
 
 /*
@@ -64,6 +66,11 @@ export interface StoredBatch {
  * locks in one global order and cannot deadlock. Foreign keys hold although the new parent rows are
  * invisible to the CTEs' snapshot: Postgres checks them in AFTER triggers at the end of the statement,
  * which see every row the statement inserted (and rows other transactions committed meanwhile).
+ *
+ * Watch: LAST, after every insert (so no unique-index wait ever happens while holding it), the
+ * statement increments the single commit_sequence row and logs what it created under the new
+ * number. The row lock is held until commit, so numbers follow commit order (see migration 0002);
+ * taking it first would deadlock against a concurrent first sighting of the same entity.
  */
 const RECORD_BATCH_SQL = `
 WITH new_devices AS (
@@ -100,14 +107,30 @@ WITH new_devices AS (
   WHERE (SELECT count(*) FROM new_event_types) >= 0
   ORDER BY ord
   RETURNING id, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
+), stamp AS (
+  UPDATE commit_sequence SET seq = seq + 1
+  WHERE (SELECT count(*) FROM new_events) >= 0
+  RETURNING seq
+), logged AS (
+  INSERT INTO commit_log (seq, device_names, object_ids, type_domains, type_names, event_ids)
+  SELECT seq,
+         ARRAY(SELECT device_name FROM new_devices ORDER BY device_name),
+         ARRAY(SELECT id FROM new_objects ORDER BY id),
+         ARRAY(SELECT domain FROM new_event_types ORDER BY domain, event_type),
+         ARRAY(SELECT event_type FROM new_event_types ORDER BY domain, event_type),
+         -- Every event of the statement is inserted (all or none): log them in request order.
+         ARRAY(SELECT (e->>'id')::uuid FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY ord)
+  FROM stamp
+  RETURNING seq
 )
 SELECT 'device' AS kind, device_name AS key, NULL AS event_type, NULL::int8 AS created_us, NULL::int8 AS updated_us FROM new_devices
 UNION ALL SELECT 'object', id, NULL, NULL, NULL FROM new_objects
 UNION ALL SELECT 'event_type', domain, event_type, NULL, NULL FROM new_event_types
-UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events`;
+UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events
+UNION ALL SELECT 'commit', seq::text, NULL, NULL, NULL FROM logged`;
 
 interface ResultRow {
-  kind: 'device' | 'object' | 'event_type' | 'event';
+  kind: 'device' | 'object' | 'event_type' | 'event' | 'commit';
   key: string;
   event_type: string | null;
   created_us: string | null;
@@ -153,10 +176,11 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     JSON.stringify(events),
   ], 'registry-record-batch');
 
-  const stored: StoredBatch = { devices: new Set(), objects: new Set(), types: new Set(), times: new Map() };
+  const stored: StoredBatch = { devices: new Set(), objects: new Set(), types: new Set(), times: new Map(), commitSeq: 0n };
   for (const row of rows) {
     if (row.kind === 'device') stored.devices.add(row.key);
     else if (row.kind === 'object') stored.objects.add(row.key);
+    else if (row.kind === 'commit') stored.commitSeq = BigInt(row.key);
     else if (row.kind === 'event_type') stored.types.add(eventTypeKey(row.key, row.event_type ?? ''));
     else if (row.created_us !== null && row.updated_us !== null) {
       stored.times.set(row.key, { createdUs: BigInt(row.created_us), updatedUs: BigInt(row.updated_us) });
