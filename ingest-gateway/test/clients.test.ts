@@ -12,7 +12,7 @@ import { createMediaClient, MEDIA_SERVICE, type MediaClient } from '../src/clien
 import { createRegistryClient, REGISTRY_SERVICE, type RegistryClient } from '../src/clients/registry.js';
 import { createMetrics } from '../src/metrics.js';
 import type { EventInput } from '../src/model.js';
-import { PNG_SIGNATURE, validBody } from './helpers.js';
+import { PNG_SIGNATURE, unimplementedReads, validBody } from './helpers.js';
 
 const logger = pino({ level: 'silent' });
 const CREATED = timestampFromMicros(1_763_713_204_123_456n);
@@ -44,6 +44,7 @@ let stall = deferred();
 function fakeRegistryService(): AsyncServiceImpl<registry.RegistryServiceServer> {
   const events = new Map<string, registry.Event>();
   return {
+    ...unimplementedReads(),
     async recordEvent(): Promise<registry.RecordEventResponse> {
       throw new AppError('UNIMPLEMENTED', 'the gateway sends RecordEvents');
     },

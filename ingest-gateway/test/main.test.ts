@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGrpcServer, registry, timestampFromMicros, type GrpcServer } from '@dynamic-events/proto';
 import { REGISTRY_SERVICE } from '../src/clients/registry.js';
-import { validBody } from './helpers.js';
+import { unimplementedReads, validBody } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -55,6 +55,7 @@ describe('dist/main.js', () => {
   beforeAll(async () => {
     registryServer = createGrpcServer({ logger: pino({ level: 'silent' }) });
     registryServer.addService<registry.RegistryServiceServer>(REGISTRY_SERVICE, registry.RegistryServiceService, {
+      ...unimplementedReads(),
       async recordEvents(request) {
         // Held until the test has sent SIGTERM: the request is in flight during shutdown.
         await new Promise<void>((resolve) => {
