@@ -19,11 +19,15 @@ describe('OpenAPI document', () => {
 
   it('documents every route the gateway serves', () => {
     expect(Object.keys(openapi.paths as object).sort()).toEqual([
+      '/api/platform/dh/devices',
       '/api/platform/dh/devices/{device_name}',
       '/api/platform/dh/dynamic-events',
+      '/api/platform/dh/dynamic-events/stream',
       '/api/platform/dh/dynamic-events/{id}',
+      '/api/platform/dh/event-types',
       '/api/platform/dh/event-types/{domain}/{event_type}',
       '/api/platform/dh/media/{key}',
+      '/api/platform/dh/objects',
       '/api/platform/dh/objects/{object_full_id}',
       '/healthz',
       '/readyz',
