@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createGrpcClient, createHealthChecker, registry } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
+import { loadMigrations } from '../src/db/migrate.js';
 import { isAlive } from '../src/db/postmaster.js';
 import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
 import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable, tempDir } from '../../test/support/servers.js';
@@ -92,7 +93,7 @@ describe('node registry-service/dist/main.js', () => {
     const migrate = run({ DATABASE_URL: db.url }, ['--migrate-only']);
     expect(await migrate.exit).toBe(0);
     const pool = new pg.Pool({ connectionString: db.url });
-    expect((await pool.query(`SELECT count(*)::int AS n FROM schema_migrations`)).rows[0]).toEqual({ n: 1 });
+    expect((await pool.query(`SELECT count(*)::int AS n FROM schema_migrations`)).rows[0]).toEqual({ n: (await loadMigrations()).length });
     await pool.end();
 
     const grpcPort = await freePort();

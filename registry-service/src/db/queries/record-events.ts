@@ -127,10 +127,10 @@ SELECT 'device' AS kind, device_name AS key, NULL AS event_type, NULL::int8 AS c
 UNION ALL SELECT 'object', id, NULL, NULL, NULL FROM new_objects
 UNION ALL SELECT 'event_type', domain, event_type, NULL, NULL FROM new_event_types
 UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events
-UNION ALL SELECT 'commit', seq::text, NULL, NULL, NULL FROM logged`;
+UNION ALL SELECT 'commit_seq', seq::text, NULL, NULL, NULL FROM logged`;
 
 interface ResultRow {
-  kind: 'device' | 'object' | 'event_type' | 'event' | 'commit';
+  kind: 'device' | 'object' | 'event_type' | 'event' | 'commit_seq';
   key: string;
   event_type: string | null;
   created_us: string | null;
@@ -180,7 +180,7 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
   for (const row of rows) {
     if (row.kind === 'device') stored.devices.add(row.key);
     else if (row.kind === 'object') stored.objects.add(row.key);
-    else if (row.kind === 'commit') stored.commitSeq = BigInt(row.key);
+    else if (row.kind === 'commit_seq') stored.commitSeq = BigInt(row.key);
     else if (row.kind === 'event_type') stored.types.add(eventTypeKey(row.key, row.event_type ?? ''));
     else if (row.created_us !== null && row.updated_us !== null) {
       stored.times.set(row.key, { createdUs: BigInt(row.created_us), updatedUs: BigInt(row.updated_us) });
