@@ -3,12 +3,12 @@
  * concurrent POSTs share RecordEvents calls and statements, yet each request gets its own answer
  * (a refused event fails alone), and an overloaded gateway answers 503 with Retry-After at once.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { scrape, valueOf } from '../support/prometheus.js';
-import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
-import { getJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { useStackOnFreshDatabase } from '../support/fresh-stack.js';
+import { postgresAvailable } from '../support/servers.js';
+import { getJson, stopAllStacks } from '../support/stack.js';
 
 afterAll(stopAllStacks);
 
@@ -31,32 +31,9 @@ function markedEvent(n: number, overrides: { device: string; domain: string; eve
   return { ...body, event: { ...body.event, event_data: { ...body.event.event_data, event_additional_properties: { n: String(n) } } } };
 }
 
-/** A stack on a fresh database of its own; `sql` talks to that database directly. */
-function useStack(label: string, env: Record<string, string> = {}) {
-  const ctx = {} as { stack: Stack; url: string; sql: pg.Client };
-  let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
-  let dir: ReturnType<typeof tempDir> | undefined;
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = tempDir(label);
-    ctx.stack = await startStack({ dataDir: dir.path, env: { DATABASE_URL: db.url, ...env } });
-    ctx.url = `${ctx.stack.api}/dynamic-events`;
-    ctx.sql = new pg.Client({ connectionString: db.url });
-    await ctx.sql.connect();
-  });
-  afterAll(async () => {
-    await ctx.sql?.end().catch(() => {});
-    const result = await ctx.stack?.stop('SIGTERM');
-    await db?.drop();
-    dir?.remove();
-    expect(result?.code).toBe(0);
-  });
-  return ctx;
-}
-
 describe.skipIf(!up)('batched writes over HTTP', () => {
   describe('a refused event among concurrent ones', () => {
-    const ctx = useStack('e2e-batching');
+    const ctx = useStackOnFreshDatabase('e2e-batching');
 
     it('answers 400 for that request alone; the 49 others answer 200 and are committed', async () => {
       // The database refuses one event type as if a value could not be stored (SQLSTATE 22021).
@@ -101,7 +78,7 @@ describe.skipIf(!up)('batched writes over HTTP', () => {
 
   describe('an overloaded gateway', () => {
     // One RecordEvents call at a time and room for 4 waiting events: a slow registry fills it at once.
-    const ctx = useStack('e2e-overload', { RECORD_CONCURRENCY: '1', INGEST_QUEUE_MAX_EVENTS: '4' });
+    const ctx = useStackOnFreshDatabase('e2e-overload', { RECORD_CONCURRENCY: '1', INGEST_QUEUE_MAX_EVENTS: '4' });
 
     it('answers 503 with Retry-After and a JSON error at once; no request hangs; every 200 is committed exactly once', async () => {
       // Every statement writing a "slow-" device's events takes 0.5 s (one sleep per statement, not per row).

@@ -4,13 +4,13 @@
  * its request (the event comes back with id, times and rels). Before, the first answered 500 and the
  * second was committed and then answered 500: the client retried and made a duplicate.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@dynamic-events/proto';
 import { exampleEvent } from '../support/example.js';
 import { largePng } from '../support/images.js';
-import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
-import { getJson, postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { useStackOnFreshDatabase } from '../support/fresh-stack.js';
+import { postgresAvailable } from '../support/servers.js';
+import { getJson, postJson, stopAllStacks } from '../support/stack.js';
 
 afterAll(stopAllStacks);
 
@@ -27,38 +27,19 @@ function eventWith(device: string, props: Record<string, string>) {
 }
 
 describe.skipIf(!up)('requests at the documented limits', () => {
-  let stack: Stack;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
-  let sql: pg.Client;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = tempDir('e2e-large');
-    stack = await startStack({ dataDir: dir.path, env: { DATABASE_URL: db.url } });
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-  });
-
-  afterAll(async () => {
-    await sql?.end();
-    const result = await stack?.stop('SIGTERM');
-    await db?.drop();
-    dir?.remove();
-    expect(result?.code).toBe(0);
-  });
+  const ctx = useStackOnFreshDatabase('e2e-large');
 
   async function stored(device: string): Promise<number> {
-    const { rows } = await sql.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE device_name = $1', [device]);
+    const { rows } = await ctx.sql.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE device_name = $1', [device]);
     return Number(rows[0]!.n);
   }
 
   it('records 256 properties of 16,384 characters each and reads the event back', async () => {
     const props = properties(LIMITS.propertiesMaxCount, LIMITS.propertyValueMaxLength);
-    const res = await postJson(`${stack.api}/dynamic-events`, eventWith('large-all', props));
+    const res = await postJson(`${ctx.stack.api}/dynamic-events`, eventWith('large-all', props));
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
     expect(res.body!.event_additional_properties).toEqual(props);
-    const read = await getJson(`${stack.api}/dynamic-events/${String(res.body!.id)}`);
+    const read = await getJson(`${ctx.stack.api}/dynamic-events/${String(res.body!.id)}`);
     expect(read.status).toBe(200);
     expect(read.body!.event_additional_properties).toEqual(props);
     expect(await stored('large-all')).toBe(1);
@@ -74,9 +55,9 @@ describe.skipIf(!up)('requests at the documented limits', () => {
       const device = `rpl-${extra}`;
       const props = { ...base, last: 'é'.repeat(extra) };
       const body = { source: { ...source, device_name: device }, event: { event_type: { event_type: 'e', display_name: 'E', display_description: 'D' }, event_data: { event_additional_properties: props } } };
-      const res = await postJson(`${stack.api}/dynamic-events`, body);
+      const res = await postJson(`${ctx.stack.api}/dynamic-events`, body);
       expect(res.status, `${device}: ${JSON.stringify(res.body).slice(0, 200)}`).toBe(200);
-      const read = await getJson(`${stack.api}/dynamic-events/${String(res.body!.id)}`);
+      const read = await getJson(`${ctx.stack.api}/dynamic-events/${String(res.body!.id)}`);
       expect(read.status).toBe(200);
       expect(await stored(device)).toBe(1);
     }
@@ -87,7 +68,7 @@ describe.skipIf(!up)('requests at the documented limits', () => {
     const props = { ...properties(64, LIMITS.propertyValueMaxLength), base64_image: image.bytes.toString('base64') };
     const body = JSON.stringify(eventWith('large-image', props));
     expect(body.length).toBeLessThan(16 * 1024 * 1024);
-    const res = await postJson(`${stack.api}/dynamic-events`, body);
+    const res = await postJson(`${ctx.stack.api}/dynamic-events`, body);
     expect(res.status, JSON.stringify(res.body).slice(0, 300)).toBe(200);
     const url = (res.body!.images as string[]).at(-1)!;
     const served = await fetch(url);

@@ -5,12 +5,12 @@
  */
 import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
-import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
-import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { useStackOnFreshDatabase } from '../support/fresh-stack.js';
+import { postgresAvailable } from '../support/servers.js';
+import { postJson, stopAllStacks } from '../support/stack.js';
 
 afterAll(stopAllStacks);
 const up = await postgresAvailable();
@@ -33,31 +33,13 @@ function storedImages(dataDir: string): string[] {
 }
 
 describe.skipIf(!up)('object identity', () => {
-  let stack: Stack;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
-  let sql: pg.Client;
-  const count = async (query: string, values: unknown[]) => Number((await sql.query<{ n: string }>(query, values)).rows[0]!.n);
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = tempDir('e2e-identity');
-    stack = await startStack({ dataDir: dir.path, env: { DATABASE_URL: db.url } });
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end();
-    const result = await stack?.stop('SIGTERM');
-    await db?.drop();
-    dir?.remove();
-    expect(result?.code).toBe(0);
-  });
+  const ctx = useStackOnFreshDatabase('e2e-identity');
+  const count = async (query: string, values: unknown[]) => Number((await ctx.sql.query<{ n: string }>(query, values)).rows[0]!.n);
 
   it('refuses the second pair with 409 naming the existing object, and stores nothing of it', async () => {
-    const first = await postJson(`${stack.api}/dynamic-events`, event('id-dev-1', 'col.a.b', 'c'));
+    const first = await postJson(`${ctx.stack.api}/dynamic-events`, event('id-dev-1', 'col.a.b', 'c'));
     expect(first.status).toBe(200);
-    const second = await postJson(`${stack.api}/dynamic-events`, event('id-dev-2', 'col.a', 'b.c'));
+    const second = await postJson(`${ctx.stack.api}/dynamic-events`, event('id-dev-2', 'col.a', 'b.c'));
     expect(second.status).toBe(409);
     expect(second.body).toEqual({
       error: 'object "col.a.b.c" already exists with object_domain "col.a.b" and object_id "c": source.object_domain "col.a" with source.object_id "b.c" would give another object the same identity',
@@ -67,25 +49,25 @@ describe.skipIf(!up)('object identity', () => {
     expect(await count('SELECT count(*) AS n FROM event_types WHERE domain = $1', ['col.a'])).toBe(0);
     expect(await count('SELECT count(*) AS n FROM objects WHERE id = $1', ['col.a.b.c'])).toBe(1);
     // The owner keeps working.
-    expect((await postJson(`${stack.api}/dynamic-events`, event('id-dev-1', 'col.a.b', 'c'))).status).toBe(200);
+    expect((await postJson(`${ctx.stack.api}/dynamic-events`, event('id-dev-1', 'col.a.b', 'c'))).status).toBe(200);
   });
 
   it('stores no image for a refused pair', async () => {
-    expect((await postJson(`${stack.api}/dynamic-events`, event('img-dev-1', 'img.x.y', 'z', samples.gif.bytes))).status).toBe(200);
-    const before = storedImages(dir.path);
+    expect((await postJson(`${ctx.stack.api}/dynamic-events`, event('img-dev-1', 'img.x.y', 'z', samples.gif.bytes))).status).toBe(200);
+    const before = storedImages(ctx.dataDir);
     expect(before).toHaveLength(1); // the store is where this test looks
-    const refused = await postJson(`${stack.api}/dynamic-events`, event('img-dev-2', 'img.x', 'y.z', samples.png.bytes));
+    const refused = await postJson(`${ctx.stack.api}/dynamic-events`, event('img-dev-2', 'img.x', 'y.z', samples.png.bytes));
     expect(refused.status).toBe(409);
-    expect(storedImages(dir.path)).toEqual(before);
+    expect(storedImages(ctx.dataDir)).toEqual(before);
   });
 
   it('lets exactly one of two racing pairs own the identifier', async () => {
     const results = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => postJson(`${stack.api}/dynamic-events`, i % 2 ? event(`race-${i}`, 'race.p.q', 'r') : event(`race-${i}`, 'race.p', 'q.r'))),
+      Array.from({ length: 20 }, (_, i) => postJson(`${ctx.stack.api}/dynamic-events`, i % 2 ? event(`race-${i}`, 'race.p.q', 'r') : event(`race-${i}`, 'race.p', 'q.r'))),
     );
     const statuses = results.map((r) => r.status);
     expect(statuses.every((s) => s === 200 || s === 409)).toBe(true);
-    const { rows } = await sql.query<{ object_domain: string }>('SELECT object_domain FROM objects WHERE id = $1', ['race.p.q.r']);
+    const { rows } = await ctx.sql.query<{ object_domain: string }>('SELECT object_domain FROM objects WHERE id = $1', ['race.p.q.r']);
     expect(rows).toHaveLength(1);
     const owner = rows[0]!.object_domain;
     // Every 200 went to the owner's pair, every 409 to the other; every stored event carries the owner's domain.
