@@ -3,18 +3,18 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { assertJsonContentType, parseJsonObject } from '../src/middleware/json-body.js';
 
-function refusal(run: () => unknown): { status: number | undefined; field: unknown; rule: unknown; message: string } {
+function refusal(run: () => unknown): { code: string; status: number | undefined; field: unknown; rule: unknown; message: string } {
   try {
     run();
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return { status: err.details.httpStatus, field: err.details.field, rule: err.details.rule, message: err.message };
+    return { code: err.code, status: err.details.httpStatus, field: err.details.field, rule: err.details.rule, message: err.message };
   }
   throw new Error('accepted');
 }
 
 describe('assertJsonContentType', () => {
-  it.each(['application/json', 'application/json ;charset=utf-8', 'APPLICATION/JSON', 'application/json; CHARSET=UTF8', 'application/json; charset= utf-8 ', 'application/json; charset="utf-8"'])(
+  it.each(['application/json', 'application/json ;charset=utf-8', 'APPLICATION/JSON', 'application/json; CHARSET=UTF8', 'application/json; charset= utf-8 ', 'application/json; charset="utf-8"', 'application/json; foo=bar'])(
     'accepts %s',
     (header) => {
       expect(() => assertJsonContentType(header)).not.toThrow();
@@ -30,7 +30,7 @@ describe('assertJsonContentType', () => {
     ['application/json; charset=utf-8""', 'Content-Type charset must be utf-8'],
     ['application/json; charset=""utf-8', 'Content-Type charset must be utf-8'],
   ])('answers 415 for %j', (header, message) => {
-    expect(refusal(() => assertJsonContentType(header))).toEqual({ status: 415, field: 'Content-Type', rule: 'content-type', message });
+    expect(refusal(() => assertJsonContentType(header))).toEqual({ code: 'INVALID_ARGUMENT', status: 415, field: 'Content-Type', rule: 'content-type', message });
   });
 });
 
@@ -51,7 +51,7 @@ describe('parseJsonObject', () => {
     ['null', 'null', 'not-object', 'body must be a JSON object'],
     ['a string', '"{}"', 'not-object', 'body must be a JSON object'],
   ])('refuses %s with 400 on the body', (_name, text, rule, message) => {
-    expect(refusal(() => parseJsonObject(text, limits))).toEqual({ status: undefined, field: 'body', rule, message });
+    expect(refusal(() => parseJsonObject(text, limits))).toEqual({ code: 'INVALID_ARGUMENT', status: undefined, field: 'body', rule, message });
   });
 
   it('accepts exactly the limits', () => {

@@ -62,6 +62,10 @@ describe('JPEG', () => {
     expect(sniffImage(bytes(SOI, before, frame(33, 17)))).toMatchObject({ width: 33, height: 17 });
   });
 
+  it('accepts a frame header of exactly 8 bytes that ends the file', () => {
+    expect(sniffImage(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1]))).toMatchObject({ width: 33, height: 17 });
+  });
+
   it.each([
     ['a frame without its FF', [...segment(0xe0, []), ...frame(33, 17).slice(1)]],
     ['a stuffed FF 00 before the frame', [0xff, 0x00, 0x00, 0x02, ...frame(33, 17)]],
@@ -95,6 +99,10 @@ describe('GIF', () => {
     expect(sniffImage(bytes(screen(1, 1), first, second, [0x3b]))).toMatchObject({ pixels: 600 });
   });
 
+  it('stops at the trailer, whatever follows it', () => {
+    expect(sniffImage(bytes(screen(2, 2), [0x3b, 0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0]))).toMatchObject({ pixels: 4 });
+  });
+
   it('stops at sub-blocks running past the end', () => {
     expect(sniffImage(bytes(screen(2, 2), [0x21, 0xf9, 0x10, 1, 2]))).toMatchObject({ pixels: 4 });
   });
@@ -114,8 +122,9 @@ describe('WEBP', () => {
     expect(sniffImage(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 10, 0, 6, 0]))).toMatchObject({ width: 10, height: 6 });
   });
 
-  it('refuses VP8L cut before its size bits', () => {
+  it('refuses VP8L cut before its size bits, and VP8 cut inside its height', () => {
     expect(rule(riff('VP8L', [0x2f, 0x09, 0x40, 0x01]))).toBe('corrupt');
+    expect(rule(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 10, 0, 6]))).toBe('corrupt');
   });
 
   it('needs both RIFF and WEBP', () => {
