@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { decodeStrictBase64 } from '../src/base64.js';
@@ -55,6 +56,26 @@ describe('decodeStrictBase64', () => {
   it('answers 413 above the limit, exactly at the boundary', () => {
     expect(decodeStrictBase64(Buffer.alloc(1024).toString('base64'), 1024, FIELD)).toHaveLength(1024);
     expect(failure(Buffer.alloc(1025).toString('base64'))).toEqual({ status: 413, rule: 'max-bytes', message: `${FIELD} exceeds 1024 bytes when decoded` });
+  });
+
+  it('accepts exactly the canonical encodings (same verdict as a full decode and re-encode)', () => {
+    // Characters Node's decoder treats specially: URL alphabet, '=', whitespace, others it skips.
+    const alphabet = fc.constantFrom(...'AQgw+/09az-_=* \n.é'.split(''));
+    const canonical = (s: string) => Buffer.from(s, 'base64').toString('base64') === s && s.length > 0;
+    fc.assert(
+      fc.property(fc.array(alphabet, { maxLength: 16 }), fc.uint8Array({ maxLength: 12 }), (chars, bytes) => {
+        // Half the cases: valid encodings with one character changed, so near misses are common.
+        const text = chars.length % 2 === 0 ? chars.join('') : Buffer.from(bytes).toString('base64') + chars.slice(0, 1).join('');
+        let accepted = true;
+        try {
+          decodeStrictBase64(text, 1024, FIELD);
+        } catch {
+          accepted = false;
+        }
+        expect(accepted, JSON.stringify(text)).toBe(canonical(text));
+      }),
+      { numRuns: 20_000 },
+    );
   });
 
   it('checks the size before the alphabet, so a huge invalid string is never decoded', () => {
