@@ -1,6 +1,7 @@
 /** The contract package: generated gRPC code plus the helpers every service shares. */
 export * as registry from './gen/dynamic_events/registry/v1/registry.js';
-export * as media from './gen/dynamic_events/media/v1/media.js';
+// The generated media code with copy-free serializers for the image-carrying messages.
+export * as media from './media-codec.js';
 export type { Timestamp } from './gen/google/protobuf/timestamp.js';
 export * from './app-error.js';
 export * from './call-context.js';
