@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
@@ -127,9 +127,30 @@ describe('filesystem storage on a real directory', () => {
     const storage = createFilesystemStorage({ dir: root });
     const key = keyOf(samples.gif.bytes, 'gif');
     await storage.put(key, samples.gif.bytes, 'image/gif');
-    const path = join(root, key.slice(0, 2), key.slice(2, 4), key);
+    const path = join(root, key.slice(0, 2), key);
     expect(readFileSync(path).equals(samples.gif.bytes)).toBe(true);
-    expect(readdirSync(join(root, key.slice(0, 2), key.slice(2, 4)))).toEqual([key]);
+    expect(readdirSync(join(root, key.slice(0, 2)))).toEqual([key]);
+  });
+
+  it('still serves images stored under the former two-level layout (ab/cd/key)', async () => {
+    const storage = createFilesystemStorage({ dir: root });
+    const key = keyOf(samples.jpeg.bytes, 'jpg');
+    mkdirSync(join(root, key.slice(0, 2), key.slice(2, 4)), { recursive: true });
+    writeFileSync(join(root, key.slice(0, 2), key.slice(2, 4), key), samples.jpeg.bytes);
+    const image = await storage.open(key, new AbortController().signal);
+    expect(image?.size).toBe(samples.jpeg.bytes.length);
+    const chunks: Buffer[] = [];
+    for await (const chunk of image!.chunks) chunks.push(chunk as Buffer);
+    expect(Buffer.concat(chunks).equals(samples.jpeg.bytes)).toBe(true);
+  });
+
+  it('makes a fan-out directory again when it was removed behind its back', async () => {
+    const storage = createFilesystemStorage({ dir: root });
+    const first = keyOf(samples.png.bytes, 'png');
+    await storage.put(first, samples.png.bytes, 'image/png');
+    rmSync(join(root, first.slice(0, 2)), { recursive: true });
+    expect(await storage.put(first, samples.png.bytes, 'image/png')).toBe(true);
+    expect(readFileSync(join(root, first.slice(0, 2), first)).equals(samples.png.bytes)).toBe(true);
   });
 
   it('never reads outside its directory, whatever the key', async () => {

@@ -16,9 +16,12 @@ function isMissing(err: unknown): boolean {
 }
 
 /**
- * Images as files under a two-level fan-out (`ab/cd/abcd….png`), so no directory grows past a few
- * thousand entries. Writes go to a temporary file that is fsynced and renamed into place: a reader
- * or a crash never sees half an image.
+ * Images as files under a one-level fan-out (`ab/abcd….png`, as git and the Docker registry lay out
+ * content-addressed blobs): 256 directories, each made once, so a put never creates one (the
+ * former two-level `ab/cd/` layout made a new directory for almost every image until 65,536
+ * existed, a mkdir and, to be durable, a parent fsync each). Images stored under that layout are
+ * still read. Writes go to a temporary file that is fsynced and renamed into place, then the
+ * directory is fsynced: a reader or a crash never sees half an image, nor loses a stored one.
  */
 export function createFilesystemStorage(options: FilesystemStorageOptions): ImageStorage {
   const root = resolve(options.dir);
@@ -26,7 +29,22 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
   function pathOf(key: string): string {
     // Second guard after the domain's check: only a generated key may become a path.
     if (!isImageKey(key)) throw new Error('refusing a key that is not an image key');
-    return join(root, key.slice(0, 2), key.slice(2, 4), key);
+    return join(root, key.slice(0, 2), key);
+  }
+
+  /** Where the former two-level layout kept the image (read only). */
+  const legacyPathOf = (key: string): string => join(root, key.slice(0, 2), key.slice(2, 4), key);
+
+  /** Opens the image for reading, under either layout; null when it is under neither. */
+  async function openImage(key: string) {
+    for (const path of [pathOf(key), legacyPathOf(key)]) {
+      try {
+        return await open(path, 'r');
+      } catch (err) {
+        if (!isMissing(err)) throw err;
+      }
+    }
+    return null;
   }
 
   async function exists(path: string): Promise<boolean> {
@@ -39,13 +57,42 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
     }
   }
 
-  /** Makes the rename itself durable, not only the file's contents. */
+  /** Makes a directory entry (a rename, a new subdirectory) durable, not only a file's contents. */
   async function syncDirectory(dir: string): Promise<void> {
     const handle = await open(dir, 'r');
     try {
       await handle.sync();
     } finally {
       await handle.close();
+    }
+  }
+
+  /**
+   * Fan-out directories known to exist, so a put costs no mkdir: each is created (and its parent
+   * synced) once per process; 256 at most. One removed behind our back is noticed by the ENOENT of
+   * the next open and created again.
+   */
+  const knownDirs = new Set<string>();
+
+  async function ensureDirectory(dir: string): Promise<void> {
+    const first = await mkdir(dir, { recursive: true });
+    // A directory this call created is an entry in its parent: sync the parents it made.
+    if (first !== undefined) {
+      for (let made = dir; made.length >= first.length; made = dirname(made)) await syncDirectory(dirname(made));
+    }
+    knownDirs.add(dir);
+  }
+
+  /** Creates the temporary file, making its directory first when it is missing. */
+  async function openTemp(dir: string, temp: string) {
+    if (!knownDirs.has(dir)) await ensureDirectory(dir);
+    try {
+      return await open(temp, 'wx', 0o644);
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      knownDirs.delete(dir);
+      await ensureDirectory(dir);
+      return open(temp, 'wx', 0o644);
     }
   }
 
@@ -56,10 +103,9 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
       const target = pathOf(key);
       if (await exists(target)) return false;
       const dir = dirname(target);
-      await mkdir(dir, { recursive: true });
       const temp = join(dir, `.${key}.${randomBytes(6).toString('hex')}.tmp`);
+      const handle = await openTemp(dir, temp);
       try {
-        const handle = await open(temp, 'wx', 0o644);
         try {
           await handle.writeFile(bytes);
           await handle.sync();
@@ -78,13 +124,8 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
 
     async open(key, signal) {
       if (!isImageKey(key)) return null;
-      let handle;
-      try {
-        handle = await open(pathOf(key), 'r');
-      } catch (err) {
-        if (isMissing(err)) return null;
-        throw err;
-      }
+      const handle = await openImage(key);
+      if (handle === null) return null;
       try {
         const { size } = await handle.stat();
         // The stream owns the handle from here: it closes it at the end, on error and on abort.
