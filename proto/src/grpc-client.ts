@@ -12,6 +12,7 @@ import {
 import { REQUEST_ID_KEY } from './call-context.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
 import { fromServiceError } from './grpc-errors.js';
+import { HTTP2_CONNECTION_WINDOW_BYTES } from './http2-window.js';
 
 type ClientConstructor<C> = new (
   address: string,
@@ -45,6 +46,8 @@ export function channelOptions(options: ClientOptions = {}): Partial<ChannelOpti
     'grpc.keepalive_time_ms': 30_000,
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.service_config': ROUND_ROBIN_SERVICE_CONFIG,
+    // Our receive window per connection (replies, image chunks); servers widen theirs (http2-window.ts).
+    'grpc-node.flow_control_window': HTTP2_CONNECTION_WINDOW_BYTES,
     // Pods come and go during rollouts and scaling: re-resolve DNS at most this often when asked to.
     'grpc.dns_min_time_between_resolutions_ms': 5_000,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),

@@ -18,6 +18,7 @@ import { statusName, toStatusObject } from './grpc-errors.js';
 import { createServerMetricsInterceptor } from './grpc-metrics.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
 import { assertUtf8Request, withStrictUtf8 } from './strict-utf8.js';
+import { widenServerWindows } from './http2-window.js';
 
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 
@@ -187,7 +188,11 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     },
     listen(address) {
       return new Promise((resolve, reject) => {
-        server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => (err ? reject(err) : resolve(port)));
+        server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => {
+          if (err) return reject(err);
+          widenServerWindows(server);
+          resolve(port);
+        });
       });
     },
     setServing(value) {

@@ -22,3 +22,4 @@ export * from './idempotency-key.js';
 export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
 export * from './outage.js';
+export * from './http2-window.js';

@@ -1,0 +1,38 @@
+import type { Http2Server, ServerHttp2Session } from 'node:http2';
+import type { Server } from '@grpc/grpc-js';
+
+/**
+ * HTTP/2 flow-control windows of our gRPC servers and channels. Node's default is 64 KiB per
+ * stream AND per connection, so a 117 KiB image crossed the gateway→media connection in
+ * WINDOW_UPDATE round trips, and 16 images in flight shared one 64 KiB connection window: each
+ * image waited for the server's event loop several times (measured on the image load: about a
+ * third more images per second with these windows). The memory a peer may buffer stays bounded
+ * by the windows per connection, next to the message limits we already allow.
+ */
+export const HTTP2_STREAM_WINDOW_BYTES = 1024 * 1024;
+export const HTTP2_CONNECTION_WINDOW_BYTES = 16 * 1024 * 1024;
+
+/** Announces the windows to each peer as its session starts. */
+function widenSession(session: ServerHttp2Session): void {
+  session.settings({ initialWindowSize: HTTP2_STREAM_WINDOW_BYTES });
+  // The connection window is not a setting: it grows by a WINDOW_UPDATE once the session is up.
+  const widen = () => {
+    if (!session.destroyed) session.setLocalWindowSize(HTTP2_CONNECTION_WINDOW_BYTES);
+  };
+  if (session.connecting) session.once('connect', widen);
+  else widen();
+}
+
+/**
+ * grpc-js has a channel option for the client's receive window ('grpc-node.flow_control_window')
+ * but none for a server's, so the server's HTTP/2 listeners are reached here, after bindAsync made
+ * them (grpc-js keeps them in its `http2Servers` map, stable across 1.x).
+ */
+export function widenServerWindows(server: Server): void {
+  const listeners = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
+  if (!listeners) throw new Error('grpc-js Server no longer exposes its HTTP/2 listeners: update widenServerWindows');
+  for (const listener of listeners.keys()) {
+    if (listener.listeners('session').includes(widenSession)) continue;
+    listener.on('session', widenSession);
+  }
+}
