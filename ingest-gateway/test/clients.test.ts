@@ -8,8 +8,8 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError, createGrpcServer, listenHttp, media, registry, timestampFromMicros, type AsyncServiceImpl, type CallContext, type GrpcServer } from '@dynamic-events/proto';
 import { createApp } from '../src/app.js';
-import { createMediaClient, MEDIA_SERVICE, type MediaClient } from '../src/clients/media.js';
-import { createRegistryClient, REGISTRY_SERVICE, type RegistryClient } from '../src/clients/registry.js';
+import { createMediaClient, type MediaClient } from '../src/clients/media.js';
+import { createRegistryClient, type RegistryClient } from '../src/clients/registry.js';
 import { createMetrics } from '../src/metrics.js';
 import type { EventInput } from '../src/model.js';
 import { PNG_SIGNATURE, validBody } from './helpers.js';
@@ -146,11 +146,11 @@ let mediaClient: MediaClient;
 
 beforeAll(async () => {
   registryServer = createGrpcServer({ logger });
-  registryServer.addService<registry.RegistryServiceServer>(REGISTRY_SERVICE, registry.RegistryServiceService, fakeRegistryService());
+  registryServer.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, fakeRegistryService());
   const registryPort = await registryServer.listen('127.0.0.1:0');
   registryServer.setServing(true);
   mediaServer = createGrpcServer({ logger, maxMessageBytes: MAX_IMAGE + 1024 * 1024 });
-  mediaServer.addService<media.MediaServiceServer>(MEDIA_SERVICE, media.MediaServiceService, fakeMediaService());
+  mediaServer.addService<media.MediaServiceServer>(media.MediaServiceService, fakeMediaService());
   const mediaPort = await mediaServer.listen('127.0.0.1:0');
   registryAddress = `127.0.0.1:${registryPort}`;
   registryClient = createRegistryClient(`127.0.0.1:${registryPort}`, { deadlineMs: 5000, batching: TEST_BATCHING });
