@@ -18,6 +18,7 @@ export * from './timestamps.js';
 export * from './health-client.js';
 export * from './limits.js';
 export * from './event-rules.js';
+export * from './image-rules.js';
 export * from './idempotency-key.js';
 export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
