@@ -19,20 +19,20 @@ function probe(port, host) {
 }
 
 /**
- * `wanted`: [{ name, value (the environment's string or undefined), fallback (default port), host }].
- * Returns { ports: { name: "port" }, moved: [{ name, from, to }] } (moved: defaults that were taken).
+ * `wanted`: [{ name, value (the validated port, or undefined when unset), fallback (default port), host }].
+ * Returns { ports: { name: port }, moved: [{ name, from, to }] } (moved: defaults that were taken).
  */
 export async function chooseInternalPorts(wanted) {
   const ports = {};
   const moved = [];
   for (const { name, value, fallback, host } of wanted) {
-    if (value !== undefined && value !== '') {
+    if (value !== undefined) {
       ports[name] = value;
       continue;
     }
     const free = (await probe(fallback, host)) ?? (await probe(0, host));
     if (free === undefined) throw new Error(`no free port for ${name} on ${host}`);
-    ports[name] = String(free);
+    ports[name] = free;
     if (free !== fallback) moved.push({ name, from: fallback, to: free });
   }
   return { ports, moved };

@@ -12,26 +12,31 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHealthChecker, createLogger } from '@dynamic-events/proto';
+import { createLogger, hostPort, localUrl, MEDIA_SERVICE_NAME, pollUntil, REGISTRY_SERVICE_NAME, waitUntilServing } from '@dynamic-events/proto';
+import { LAUNCHER_ENV } from './config.js';
 import { chooseInternalPorts } from './ports.js';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const env = process.env;
-const log = createLogger('launcher', env.LOG_LEVEL ?? 'info');
+let config;
+try {
+  config = LAUNCHER_ENV.load(env);
+} catch (err) {
+  createLogger('launcher').fatal({ err }, 'failed to start');
+  process.exit(1);
+}
+const log = createLogger('launcher', config.LOG_LEVEL);
 
-const grpcHost = env.GRPC_HOST ?? '127.0.0.1';
-// For the start-up line only: the gateway owns public URLs and derives the same default from PORT
-// (and names PORT itself when it is not a port number).
-const gatewayPort = /^\d{1,5}$/.test(env.PORT ?? '') ? env.PORT : '8080';
-const publicBaseUrl = (env.PUBLIC_BASE_URL ?? `http://localhost:${gatewayPort}`).replace(/\/+$/, '');
+// For the start-up line only: the gateway owns public URLs and derives the same default from PORT.
+const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${config.PORT}`).replace(/\/+$/, '');
 // Three processes on one host need three metrics ports; in Kubernetes each pod just sets METRICS_PORT.
-const metricsHost = env.METRICS_HOST ?? '127.0.0.1';
+const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
 const { ports, moved } = await chooseInternalPorts([
-  { name: 'REGISTRY_GRPC_PORT', value: env.REGISTRY_GRPC_PORT, fallback: 50051, host: grpcHost },
-  { name: 'MEDIA_GRPC_PORT', value: env.MEDIA_GRPC_PORT, fallback: 50052, host: grpcHost },
-  { name: 'GATEWAY_METRICS_PORT', value: env.GATEWAY_METRICS_PORT, fallback: 9464, host: metricsHost },
-  { name: 'REGISTRY_METRICS_PORT', value: env.REGISTRY_METRICS_PORT, fallback: 9465, host: metricsHost },
-  { name: 'MEDIA_METRICS_PORT', value: env.MEDIA_METRICS_PORT, fallback: 9466, host: metricsHost },
+  { name: 'REGISTRY_GRPC_PORT', value: config.REGISTRY_GRPC_PORT, fallback: 50051, host: grpcHost },
+  { name: 'MEDIA_GRPC_PORT', value: config.MEDIA_GRPC_PORT, fallback: 50052, host: grpcHost },
+  { name: 'GATEWAY_METRICS_PORT', value: config.GATEWAY_METRICS_PORT, fallback: 9464, host: metricsHost },
+  { name: 'REGISTRY_METRICS_PORT', value: config.REGISTRY_METRICS_PORT, fallback: 9465, host: metricsHost },
+  { name: 'MEDIA_METRICS_PORT', value: config.MEDIA_METRICS_PORT, fallback: 9466, host: metricsHost },
 ]);
 for (const { name, from, to } of moved) log.warn({ variable: name, default: from, port: to }, `default port ${from} is taken: ${name} uses ${to} (set it to choose)`);
 const registryPort = ports.REGISTRY_GRPC_PORT;
@@ -39,14 +44,12 @@ const mediaPort = ports.MEDIA_GRPC_PORT;
 const metricsPorts = { gateway: ports.GATEWAY_METRICS_PORT, registry: ports.REGISTRY_METRICS_PORT, media: ports.MEDIA_METRICS_PORT };
 const childEnv = {
   ...env,
-  REGISTRY_GRPC_PORT: registryPort,
-  MEDIA_GRPC_PORT: mediaPort,
-  // Internal gRPC ports stay on loopback in the all-in-one mode; only the gateway faces users.
+  REGISTRY_GRPC_PORT: String(registryPort),
+  MEDIA_GRPC_PORT: String(mediaPort),
   GRPC_HOST: grpcHost,
-  REGISTRY_ADDR: env.REGISTRY_ADDR ?? `127.0.0.1:${registryPort}`,
-  MEDIA_ADDR: env.MEDIA_ADDR ?? `127.0.0.1:${mediaPort}`,
-  // Gateway drain then backend drain must fit in the 10 s a container runtime usually grants.
-  SHUTDOWN_TIMEOUT_MS: env.SHUTDOWN_TIMEOUT_MS ?? '4000',
+  REGISTRY_ADDR: config.REGISTRY_ADDR ?? hostPort('127.0.0.1', registryPort),
+  MEDIA_ADDR: config.MEDIA_ADDR ?? hostPort('127.0.0.1', mediaPort),
+  SHUTDOWN_TIMEOUT_MS: String(config.SHUTDOWN_TIMEOUT_MS),
   METRICS_HOST: metricsHost,
 };
 
@@ -61,7 +64,7 @@ let postgres;
  */
 function startEmbeddedPostgres() {
   const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'dist', 'guardian.js')], {
-    env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '', LOG_LEVEL: env.LOG_LEVEL ?? 'info', DATA_DIR: env.DATA_DIR ?? '' },
+    env: { PATH: env.PATH ?? '', HOME: env.HOME ?? '', LOG_LEVEL: config.LOG_LEVEL, DATA_DIR: config.DATA_DIR },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,
   });
@@ -92,7 +95,7 @@ async function stopEmbeddedPostgres() {
 
 function start(name, dir) {
   const child = spawn(process.execPath, [join(root, dir, 'dist', 'main.js')], {
-    env: { ...childEnv, METRICS_PORT: metricsPorts[name] },
+    env: { ...childEnv, METRICS_PORT: String(metricsPorts[name]) },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     detached: true,
   });
@@ -105,31 +108,6 @@ function start(name, dir) {
     }
   });
   return child;
-}
-
-/** Polls `check` until it passes; throws after `timeoutMs` unless a stop began meanwhile. */
-/** A URL on this machine for a server bound to `host` (unset or a wildcard address: loopback). */
-function localUrl(host, port, path) {
-  const reachable = !host || host === '0.0.0.0' || host === '::' ? '127.0.0.1' : host;
-  return `http://${reachable.includes(':') ? `[${reachable}]` : reachable}:${port}${path}`;
-}
-
-async function waitUntil(what, check, timeoutMs) {
-  const deadline = Date.now() + timeoutMs;
-  while (!stopping && Date.now() < deadline) {
-    if (await check()) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (!stopping) throw new Error(`${what} within ${timeoutMs} ms`);
-}
-
-async function waitServing(name, address, service, timeoutMs) {
-  const health = createHealthChecker(address);
-  try {
-    await waitUntil(`${name} did not become ready`, () => health.isServing(service, 1000), timeoutMs);
-  } finally {
-    health.close();
-  }
 }
 
 async function terminate(names) {
@@ -170,7 +148,7 @@ function onSignal(signal) {
 }
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, () => onSignal(signal));
 
-if (!env.DATABASE_URL) {
+if (config.DATABASE_URL === undefined) {
   try {
     childEnv.DATABASE_URL = await startEmbeddedPostgres();
   } catch (err) {
@@ -183,10 +161,8 @@ if (!stopping) {
   start('media', 'media-service');
 }
 try {
-  await Promise.all([
-    waitServing('registry', childEnv.REGISTRY_ADDR, 'dynamic_events.registry.v1.RegistryService', 60_000),
-    waitServing('media', childEnv.MEDIA_ADDR, 'dynamic_events.media.v1.MediaService', 60_000),
-  ]);
+  const backend = (name, address, service) => waitUntilServing(address, service, { timeoutMs: 60_000, stopped: () => stopping });
+  await Promise.all([backend('registry', childEnv.REGISTRY_ADDR, REGISTRY_SERVICE_NAME), backend('media', childEnv.MEDIA_ADDR, MEDIA_SERVICE_NAME)]);
 } catch (err) {
   log.error({ err }, 'start-up failed');
   await stop('start-up failed', 1);
@@ -194,11 +170,13 @@ try {
 if (!stopping) {
   start('gateway', 'ingest-gateway');
   // Announce only once the gateway answers: the README tells people to send requests at this line.
-  const probe = localUrl(env.HOST, gatewayPort, '/healthz');
+  const probe = localUrl(config.HOST, config.PORT, '/healthz');
   try {
-    await waitUntil(`gateway did not answer ${probe}`, () => fetch(probe).then((res) => res.ok, () => false), 30_000);
+    const answered = () => fetch(probe).then((res) => res.ok);
+    await pollUntil(`gateway did not answer ${probe}`, answered, { timeoutMs: 30_000, stopped: () => stopping });
     const metrics = Object.fromEntries(Object.entries(metricsPorts).map(([name, port]) => [name, localUrl(metricsHost, port, '/metrics')]));
-    log.info({ url: `${publicBaseUrl}/api/${env.PLATFORM_SEGMENT ?? 'platform'}/dh/dynamic-events`, metrics, grpc: { registry: childEnv.REGISTRY_ADDR, media: childEnv.MEDIA_ADDR } }, 'all services started');
+    const grpc = { registry: childEnv.REGISTRY_ADDR, media: childEnv.MEDIA_ADDR };
+    if (!stopping) log.info({ url: `${publicBaseUrl}/api/${config.PLATFORM_SEGMENT}/dh/dynamic-events`, metrics, grpc }, 'all services started');
   } catch (err) {
     log.error({ err }, 'start-up failed');
     await stop('start-up failed', 1);

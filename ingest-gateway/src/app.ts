@@ -7,8 +7,10 @@ import type { RegistryClient } from './clients/registry.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.js';
 import type { Metrics } from './metrics.js';
+import { accessLog } from './middleware/access-log.js';
 import { bearerAuth } from './middleware/auth.js';
 import { errors } from './middleware/errors.js';
+import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { dynamicEventRoutes } from './routes/dynamic-events.js';
 import { healthRoutes } from './routes/health.js';
@@ -49,7 +51,9 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   });
 
   app.use(errors(deps));
-  app.use(requestId(deps));
+  app.use(requestId());
+  app.use(accessLog(deps));
+  app.use(httpMetrics(deps));
   app.use(closeWhenDraining(draining));
   app.use(jsonFallbacks());
   app.use(router.routes());

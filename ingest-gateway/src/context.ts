@@ -20,3 +20,22 @@ export function routeOf(ctx: GatewayContext): string {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
   return typeof matched === 'string' ? matched : 'unmatched';
 }
+
+/** How a response ended: its route pattern, final status (499: the client went away first) and duration. */
+export interface ResponseOutcome {
+  route: string;
+  status: number;
+  seconds: number;
+}
+
+/**
+ * Calls `done` once the response is over. It hooks the response's `close` event, so it sees the
+ * final status the errors middleware wrote, and a client that left before the end as 499.
+ */
+export function onResponseDone(ctx: GatewayContext, done: (outcome: ResponseOutcome) => void): void {
+  const started = performance.now();
+  ctx.res.once('close', () => {
+    const status = ctx.res.writableFinished ? ctx.status : 499;
+    done({ route: routeOf(ctx), status, seconds: (performance.now() - started) / 1000 });
+  });
+}

@@ -1,4 +1,14 @@
-import { createClientMetricsInterceptor, createLogger, createMetricsServer, IMAGE_ENVELOPE_BYTES, LIMITS, listenHttp, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import {
+  createClientMetricsInterceptor,
+  createLogger,
+  createMetricsServer,
+  hostPort,
+  IMAGE_ENVELOPE_BYTES,
+  LIMITS,
+  listenHttp,
+  onShutdownSignal,
+  runMain,
+} from '@dynamic-events/proto';
 import { createApp } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
@@ -48,7 +58,7 @@ runMain(bootLogger, async () => {
   const port = await listenHttp(server, config.port, config.host);
   logger.info(
     {
-      url: `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${port}`,
+      url: `http://${hostPort(config.host, port)}`,
       metricsPort,
       publicBaseUrl: config.publicBaseUrl,
       api: `${config.publicBaseUrl}/api/${config.platformSegment}/dh/dynamic-events`,

@@ -1,7 +1,7 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { AppError, BASE64_IMAGE_KEY, checkEventCharacters, checkObjectIdOutsideDomain, invalidArgument, isBlank, ruleError } from '@dynamic-events/proto';
 import type { EventInput } from './model.js';
-import schema from './schemas/dynamic-event.json' with { type: 'json' };
+import { DYNAMIC_EVENT_SCHEMA as schema } from './schemas/dynamic-event.js';
 
 /*
  * Unknown fields: rejected inside source, event, event.event_type and event.event_data ("... is not

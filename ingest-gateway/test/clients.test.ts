@@ -6,10 +6,24 @@
 import { createServer } from 'node:http';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, createGrpcServer, listenHttp, media, registry, timestampFromMicros, type AsyncServiceImpl, type CallContext, type GrpcServer } from '@dynamic-events/proto';
+import {
+  AppError,
+  createGrpcServer,
+  imageRuleError,
+  LIMITS,
+  listenHttp,
+  media,
+  registry,
+  ruleError,
+  timestampFromMicros,
+  UNSUPPORTED_IMAGE_MESSAGE,
+  type AsyncServiceImpl,
+  type CallContext,
+  type GrpcServer,
+} from '@dynamic-events/proto';
 import { createApp } from '../src/app.js';
-import { createMediaClient, MEDIA_SERVICE, type MediaClient } from '../src/clients/media.js';
-import { createRegistryClient, REGISTRY_SERVICE, type RegistryClient } from '../src/clients/registry.js';
+import { createMediaClient, type MediaClient } from '../src/clients/media.js';
+import { createRegistryClient, type RegistryClient } from '../src/clients/registry.js';
 import { createMetrics } from '../src/metrics.js';
 import type { EventInput } from '../src/model.js';
 import { PNG_SIGNATURE, validBody } from './helpers.js';
@@ -41,6 +55,9 @@ function deferred() {
 /** Holds RecordEvents calls naming the device "stall" until released. */
 let stall = deferred();
 
+/** A refusal the real registry makes (its validate-event rules come from @dynamic-events/proto). */
+const REFUSAL = ruleError.maxLength('source.device_name', LIMITS.nameMaxLength);
+
 function fakeRegistryService(): AsyncServiceImpl<registry.RegistryServiceServer> {
   const events = new Map<string, registry.Event>();
   return {
@@ -56,7 +73,7 @@ function fakeRegistryService(): AsyncServiceImpl<registry.RegistryServiceServer>
           seen.requestIds.push(request.requestIds[i] || ctx.requestId);
           seen.requests.push(event);
           const device = event.source!.deviceName;
-          if (device === 'refused') return { error: { code: 3, message: 'source.device_name is refused', field: 'source.device_name', rule: 'test-rule' } };
+          if (device === 'refused') return { error: { code: 3, message: REFUSAL.message, field: REFUSAL.details.field ?? '', rule: REFUSAL.details.rule ?? '' } };
           if (device === 'empty') return {};
           if (device === 'no-event') return { recorded: { event: undefined, outcome: undefined } };
           const recorded: registry.Event = {
@@ -113,9 +130,7 @@ function fakeMediaService(): AsyncServiceImpl<media.MediaServiceServer> {
   return {
     async storeImage(request: media.StoreImageRequest, ctx: CallContext): Promise<media.StoreImageResponse> {
       seen.requestIds.push(ctx.requestId);
-      if (!request.data.subarray(0, 8).equals(PNG_SIGNATURE)) {
-        throw new AppError('INVALID_ARGUMENT', 'data is not a supported image', { field: 'data', rule: 'image-format' });
-      }
+      if (!request.data.subarray(0, 8).equals(PNG_SIGNATURE)) throw imageRuleError.unsupported();
       const key = `${String(seen.images.size).padStart(64, '0')}.png`;
       seen.images.set(key, Buffer.from(request.data));
       return { key, contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
@@ -146,11 +161,11 @@ let mediaClient: MediaClient;
 
 beforeAll(async () => {
   registryServer = createGrpcServer({ logger });
-  registryServer.addService<registry.RegistryServiceServer>(REGISTRY_SERVICE, registry.RegistryServiceService, fakeRegistryService());
+  registryServer.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, fakeRegistryService());
   const registryPort = await registryServer.listen('127.0.0.1:0');
   registryServer.setServing(true);
   mediaServer = createGrpcServer({ logger, maxMessageBytes: MAX_IMAGE + 1024 * 1024 });
-  mediaServer.addService<media.MediaServiceServer>(MEDIA_SERVICE, media.MediaServiceService, fakeMediaService());
+  mediaServer.addService<media.MediaServiceServer>(media.MediaServiceService, fakeMediaService());
   const mediaPort = await mediaServer.listen('127.0.0.1:0');
   registryAddress = `127.0.0.1:${registryPort}`;
   registryClient = createRegistryClient(`127.0.0.1:${registryPort}`, { deadlineMs: 5000, batching: TEST_BATCHING });
@@ -259,7 +274,7 @@ describe('registry client', () => {
     expect(results.map((r) => r.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     const refused = (results[1] as PromiseRejectedResult).reason as AppError;
     expect(refused).toBeInstanceOf(AppError);
-    expect(refused).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'source.device_name is refused', details: { field: 'source.device_name', rule: 'test-rule' } });
+    expect(refused).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'source.device_name must be at most 255 characters', details: { field: 'source.device_name', rule: 'max-length' } });
   });
 
   it('cuts batches by bytes as well as by count', async () => {
@@ -316,8 +331,8 @@ describe('media client', () => {
   it('keeps INVALID_ARGUMENT with its details', async () => {
     await expect(mediaClient.storeImage(Buffer.from('<svg/>'), { requestId: 'r' })).rejects.toMatchObject({
       code: 'INVALID_ARGUMENT',
-      message: 'data is not a supported image',
-      details: { rule: 'image-format' },
+      message: UNSUPPORTED_IMAGE_MESSAGE,
+      details: { field: 'data', rule: 'format' },
     });
   });
 

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { AppError, createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto';
+import { AppError, createLogger, createMetricsServer, imageRuleError, listenHttp } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
@@ -131,7 +131,7 @@ export interface FakeMedia extends MediaClient {
   cancelled: number;
 }
 
-/** An in-memory media service: a PNG signature is an image, anything else is INVALID_ARGUMENT. */
+/** An in-memory media service: a PNG signature is an image, anything else is refused as media refuses it (imageRuleError). */
 export function fakeMedia(): FakeMedia {
   const fake: FakeMedia = {
     stored: [],
@@ -147,9 +147,7 @@ export function fakeMedia(): FakeMedia {
       fake.calls.push('storeImage');
       fake.requestIds.push(call.requestId);
       if (fake.failWith !== undefined) throw fake.failWith;
-      if (!data.subarray(0, 8).equals(PNG_SIGNATURE)) {
-        throw new AppError('INVALID_ARGUMENT', 'data is not a supported image (JPEG, PNG, GIF, WEBP)', { field: 'data', rule: 'image-format' });
-      }
+      if (!data.subarray(0, 8).equals(PNG_SIGNATURE)) throw imageRuleError.unsupported();
       fake.stored.push(data);
       const key = `${'ab'.repeat(32)}.png`;
       fake.images.set(key, { contentType: 'image/png', data });

@@ -5,7 +5,7 @@
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '@dynamic-events/proto';
+import { identityConflict } from '@dynamic-events/proto';
 import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests break the body in arbitrary, untyped ways
@@ -202,9 +202,11 @@ describe('one full id, one object', () => {
   });
 
   it("answers the registry's ALREADY_EXISTS with 409 and its message", async () => {
-    gw.registry.failWith = new AppError('ALREADY_EXISTS', 'object "x.y" already exists …', { field: 'source.object_id', rule: 'identity-conflict' });
+    // What the real registry answers when the full id already names an object with another split.
+    const conflict = identityConflict({ objectDomain: 'acme.camera.motion.channel', objectId: '1' }, { objectDomain: 'acme.camera.motion', objectId: 'channel.1' });
+    gw.registry.failWith = conflict;
     try {
-      expect(await gw.post(validBody(), auth)).toMatchObject({ status: 409, json: { error: 'object "x.y" already exists …' } });
+      expect(await gw.post(validBody(), auth)).toMatchObject({ status: 409, json: { error: conflict?.message } });
     } finally {
       gw.registry.failWith = undefined;
     }

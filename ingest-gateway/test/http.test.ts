@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppError } from '@dynamic-events/proto';
+import { AppError, imageRuleError, UNSUPPORTED_IMAGE_MESSAGE } from '@dynamic-events/proto';
 import { API, CREATED_AT, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 
 let gw: TestGateway;
@@ -59,19 +59,19 @@ describe('POST dynamic-events', () => {
     const response = await gw.post(body);
     expect(response).toMatchObject({
       status: 400,
-      json: { error: 'event.event_data.event_additional_properties.base64_image: data is not a supported image (JPEG, PNG, GIF, WEBP)' },
+      json: { error: `event.event_data.event_additional_properties.base64_image: ${UNSUPPORTED_IMAGE_MESSAGE}` },
     });
     // At most the identity check (a read, skipped for an object already known) ran before media refused: nothing recorded.
     expect(gw.registry.calls.filter((call) => call !== 'getObject')).toEqual([]);
   });
 
-  it("honours media's httpStatus detail", async () => {
-    gw.media.failWith = new AppError('INVALID_ARGUMENT', 'image is 20000x20000 pixels, more than 100000000', { httpStatus: 413, rule: 'max-pixels' });
+  it("honours media's httpStatus detail (413 for its size limit)", async () => {
+    gw.media.failWith = imageRuleError.tooLarge(100);
     const body = mutate((b) => (b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64')));
     const response = await gw.post(body);
     expect(response).toMatchObject({
       status: 413,
-      json: { error: 'event.event_data.event_additional_properties.base64_image: image is 20000x20000 pixels, more than 100000000' },
+      json: { error: 'event.event_data.event_additional_properties.base64_image: image is larger than the limit of 100 bytes' },
     });
     // At most the identity check (a read, skipped for an object already known) ran before media refused: nothing recorded.
     expect(gw.registry.calls.filter((call) => call !== 'getObject')).toEqual([]);

@@ -1,5 +1,5 @@
 /** Entry point: the only file that reads the environment or touches the process. */
-import { createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { loadConfig } from './config.js';
 import { createServer } from './server.js';
 import { createFilesystemStorage } from './storage/filesystem.js';
@@ -15,11 +15,10 @@ runMain(createLogger(SERVICE), async () => {
   const metricsServer = createMetricsServer(logger);
   const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
   const server = createServer({ logger, storage, registry: metricsServer.registry, config });
-  const host = config.grpcHost.includes(':') && !config.grpcHost.startsWith('[') ? `[${config.grpcHost}]` : config.grpcHost;
-  const port = await server.listen(`${host}:${config.grpcPort}`);
+  const port = await server.listen(hostPort(config.grpcHost, config.grpcPort));
   logger.info(
     { host: config.grpcHost, port, metricsPort, storage: storage.description, maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels },
-    `${SERVICE} listening on ${host}:${port}`,
+    `${SERVICE} listening on ${hostPort(config.grpcHost, port)}`,
   );
   onShutdownSignal(logger, async () => {
     await server.shutdown(config.shutdownTimeoutMs, config.drainDelayMs);

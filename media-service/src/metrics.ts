@@ -1,6 +1,6 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 
-/** The media service's own metrics, registered on the Registry passed in (served over HTTP later). */
+/** The media service's own metrics, registered on the Registry passed in (main.ts's metrics server serves it on METRICS_PORT). */
 export interface MediaMetrics {
   /** StoreImage successes; result "created" (new bytes written) or "deduplicated" (already stored). */
   imagesStored: Counter<'result' | 'format'>;

@@ -7,9 +7,6 @@ import { createMediaMetrics, type MediaMetrics } from './metrics.js';
 import { createMediaRpc } from './rpc/media.js';
 import type { ImageStorage } from './storage/types.js';
 
-/** Full service name, as registered for health checks. */
-export const MEDIA_SERVICE_NAME = 'dynamic_events.media.v1.MediaService';
-
 /** What createServer needs; main.ts builds it from the config. */
 export interface MediaServerDeps {
   logger: Logger;
@@ -47,7 +44,7 @@ export function createServer(deps: MediaServerDeps): MediaServer {
     }),
     getImage: createGetImage({ storage }),
   });
-  grpc.addService<media.MediaServiceServer>(MEDIA_SERVICE_NAME, media.MediaServiceService, rpc);
+  grpc.addService<media.MediaServiceServer>(media.MediaServiceService, rpc);
   addReflection(grpc.server, MEDIA_PROTO);
 
   let usable: boolean | undefined;

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, createHealthChecker } from '@dynamic-events/proto';
+import { AppError, createHealthChecker, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MEDIA_SERVICE_NAME } from '../src/server.js';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
 import { createS3Storage } from '../src/storage/s3.js';
 import type { ImageStorage } from '../src/storage/types.js';

@@ -1,8 +1,8 @@
 import { crc32 } from 'node:zlib';
-import { AppError } from '@dynamic-events/proto';
+import { AppError, UNSUPPORTED_IMAGE_MESSAGE as UNSUPPORTED_MESSAGE } from '@dynamic-events/proto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { sniffImage, UNSUPPORTED_MESSAGE } from '../src/domain/image-sniff.js';
+import { sniffImage } from '../src/domain/image-sniff.js';
 import { hostile, samples, variants, type SampleImage } from '../../test/support/images.js';
 
 /** The AppError a sniff throws, or a failed expectation when it returns or throws anything else. */

@@ -1,8 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callStream, createHealthChecker } from '@dynamic-events/proto';
+import { callStream, createHealthChecker, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MEDIA_SERVICE_NAME } from '../src/server.js';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
 import type { ImageStorage } from '../src/storage/types.js';
 import { largePng, samples } from '../../test/support/images.js';

@@ -1,8 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createHealthChecker } from '@dynamic-events/proto';
+import { createHealthChecker, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
-import { MEDIA_SERVICE_NAME } from '../src/server.js';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
 import { samples } from '../../test/support/images.js';
 import { freePort, tempDir } from '../../test/support/servers.js';

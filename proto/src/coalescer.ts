@@ -38,6 +38,21 @@ interface Waiting<I, O> {
   reject(error: unknown): void;
 }
 
+/** Runs a batch and settles each waiter with its own result; a run that throws or miscounts rejects them all. */
+async function settle<I, O>(batch: Array<Waiting<I, O>>, run: () => Promise<Array<ItemResult<O>>>): Promise<void> {
+  try {
+    const results = await run();
+    if (results.length !== batch.length) throw new Error(`batch of ${batch.length} answered ${results.length} results`);
+    batch.forEach((w, i) => {
+      const result = results[i]!;
+      if (result.ok) w.resolve(result.value);
+      else w.reject(result.error);
+    });
+  } catch (err) {
+    for (const w of batch) w.reject(err);
+  }
+}
+
 /**
  * Creates a coalescer. Nothing waits on a timer: the first submission of an event-loop turn schedules
  * a flush for the end of that turn (setImmediate), so everything submitted in the same turn leaves in
@@ -77,29 +92,11 @@ export function createCoalescer<I, O>(options: CoalescerOptions<I, O>): Coalesce
     inFlight++;
     inFlightItems += batch.length;
     options.onBatch?.(batch.length, bytes);
-    let running: Promise<Array<ItemResult<O>>>;
-    try {
-      running = options.run(batch.map((w) => w.item));
-    } catch (err) {
-      running = Promise.reject(err);
-    }
-    running
-      .then((results) => {
-        if (results.length !== batch.length) throw new Error(`batch of ${batch.length} answered ${results.length} results`);
-        batch.forEach((w, i) => {
-          const result = results[i]!;
-          if (result.ok) w.resolve(result.value);
-          else w.reject(result.error);
-        });
-      })
-      .catch((err: unknown) => {
-        for (const w of batch) w.reject(err);
-      })
-      .finally(() => {
-        inFlight--;
-        inFlightItems -= batch.length;
-        flush();
-      });
+    void settle(batch, () => options.run(batch.map((w) => w.item))).finally(() => {
+      inFlight--;
+      inFlightItems -= batch.length;
+      flush();
+    });
   }
 
   function flush(): void {

@@ -1,6 +1,7 @@
 import { credentials, makeGenericClientConstructor, type Client, type ServiceError } from '@grpc/grpc-js';
 import { service as healthService } from 'grpc-health-check';
 import { channelOptions, type ClientOptions } from './grpc-client.js';
+import { pollUntil, type PollOptions } from './poll.js';
 
 const HealthClient = makeGenericClientConstructor(healthService, 'Health');
 
@@ -26,4 +27,17 @@ export function createHealthChecker(address: string, options: ClientOptions = {}
     },
     close: () => client.close(),
   };
+}
+
+/**
+ * Waits until `service` at `address` is SERVING (each check with a 1 s deadline); false when
+ * `options.stopped()` turned true first, throws after `options.timeoutMs`.
+ */
+export async function waitUntilServing(address: string, service: string, options: PollOptions): Promise<boolean> {
+  const health = createHealthChecker(address);
+  try {
+    return await pollUntil(`${service || 'the server'} at ${address} did not become SERVING`, () => health.isServing(service, 1000), options);
+  } finally {
+    health.close();
+  }
 }

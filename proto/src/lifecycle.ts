@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 /**
  * Runs `shutdown` once on SIGTERM or SIGINT (or when the parent launcher's IPC channel closes, so
  * children never outlive `npm start`), then exits 0, or 1 if shutdown failed. A second signal
- * forces exit 1 immediately. Only a service's main.ts calls this: it is the one place touching `process`.
+ * forces exit 1 immediately. Only a service's main.ts calls this (with runMain below): the process's
+ * signals and exit belong to the entry point, never to the modules it wires together.
  */
 export function onShutdownSignal(logger: Logger, shutdown: (reason: string) => Promise<void>): void {
   let stopping = false;

@@ -10,6 +10,7 @@ import {
   formatTimestamp,
   httpStatusOf,
   media,
+  MEDIA_SERVICE_NAME,
   timestampFromMicros,
   type GrpcServer,
 } from '../src/index.js';
@@ -25,7 +26,7 @@ describe('gRPC helpers over a real server', () => {
 
   beforeAll(async () => {
     server = createGrpcServer({ logger });
-    server.addService<media.MediaServiceServer>('dynamic_events.media.v1.MediaService', media.MediaServiceService, {
+    server.addService<media.MediaServiceServer>(media.MediaServiceService, {
       async storeImage(request) {
         const text = request.data.toString();
         if (text === 'bad') throw new AppError('INVALID_ARGUMENT', 'data is not an image', { field: 'data', rule: 'format', httpStatus: 415 });
@@ -96,7 +97,7 @@ describe('gRPC helpers over a real server', () => {
 
   it('reports health and finishes in-flight calls on shutdown', async () => {
     const health = createHealthChecker(address);
-    expect(await health.isServing('dynamic_events.media.v1.MediaService', 1000)).toBe(true);
+    expect(await health.isServing(MEDIA_SERVICE_NAME, 1000)).toBe(true);
     expect(await health.isServing('nope', 1000)).toBe(false);
     const inFlight = callUnary(client.storeImage.bind(client), { data: Buffer.from('slow') }, { deadlineMs: 5000 });
     await new Promise((r) => setTimeout(r, 50));
@@ -121,7 +122,7 @@ describe('server streaming', () => {
   it('releases a handler blocked on back-pressure when the caller cancels', async () => {
     let released = false;
     const server = createGrpcServer({ logger, maxMessageBytes: 8 * 1024 * 1024 });
-    server.addService<media.MediaServiceServer>('dynamic_events.media.v1.MediaService', media.MediaServiceService, {
+    server.addService<media.MediaServiceServer>(media.MediaServiceService, {
       storeImage: async () => {
         throw new AppError('UNIMPLEMENTED', 'not here');
       },
@@ -144,7 +145,7 @@ describe('server streaming', () => {
   it('cancels a stalled stream as soon as the signal aborts', async () => {
     let cancelled = false;
     const server = createGrpcServer({ logger });
-    server.addService<media.MediaServiceServer>('dynamic_events.media.v1.MediaService', media.MediaServiceService, {
+    server.addService<media.MediaServiceServer>(media.MediaServiceService, {
       storeImage: async () => {
         throw new AppError('UNIMPLEMENTED', 'not here');
       },

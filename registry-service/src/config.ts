@@ -1,5 +1,19 @@
-import { Ajv } from 'ajv';
-import { LogSafeError } from '@dynamic-events/proto';
+import {
+  DATABASE_URL,
+  defineEnv,
+  DRAIN_DELAY_MS,
+  type Environment,
+  GRPC_HOST,
+  integer,
+  LOG_LEVEL,
+  METRICS_HOST,
+  metricsPort,
+  oneOf,
+  REGISTRY_GRPC_PORT,
+  required,
+  SHUTDOWN_TIMEOUT_MS,
+  text,
+} from '@dynamic-events/proto';
 
 /** Validated, frozen configuration; only main.ts builds it (from process.env). */
 export interface Config {
@@ -29,74 +43,76 @@ export interface Config {
   idempotencyKeyTtlSeconds: number;
 }
 
-const port = { type: 'integer', minimum: 0, maximum: 65535 } as const;
-const millis = (min: number, max: number, fallback: number) => ({ type: 'integer', minimum: min, maximum: max, default: fallback }) as const;
+/** Every variable the registry reads, in the order the README lists them. */
+export const REGISTRY_ENV = defineEnv({
+  DATABASE_URL: required(DATABASE_URL, 'a postgres:// URL; npm start provides an embedded Postgres'),
+  DATABASE_POOL_SIZE: integer({ minimum: 1, maximum: 1000, default: 10, description: 'Connections per registry instance.' }),
+  MIGRATIONS: oneOf(['auto', 'skip'], {
+    default: 'auto',
+    description: '`auto` applies pending migrations at start-up (under an advisory lock, safe with many replicas); `skip` leaves them to a separate job.',
+  }),
+  REDIS_URL: text({
+    pattern: '^rediss?://',
+    hint: 'must be a redis:// or rediss:// URL',
+    defaultText: 'unset',
+    description: 'Redis for the creation locks. Unset: an in-process lock (fine for one registry instance).',
+  }),
+  LOCK_TTL_MS: integer({ minimum: 100, maximum: 600_000, default: 10_000, description: 'Lifetime of a creation lock (a crashed holder blocks nobody for longer).' }),
+  LOCK_WAIT_MS: integer({
+    minimum: 0,
+    maximum: 600_000,
+    default: 3000,
+    description: 'How long a contended first creation waits before relying on the database constraints alone.',
+  }),
+  REGISTRY_GRPC_PORT,
+  GRPC_HOST,
+  WRITE_CONCURRENCY: integer({
+    minimum: 1,
+    maximum: 1000,
+    default: 4,
+    description:
+      'SQL statements writing events at once (keep it below `DATABASE_POOL_SIZE`); events of calls arriving meanwhile are merged into the next statement (group commit).',
+  }),
+  WRITE_QUEUE_MAX_EVENTS: integer({
+    minimum: 1,
+    maximum: 10_000_000,
+    default: 50_000,
+    description: 'Events waiting for a statement; beyond it calls are refused with `UNAVAILABLE` (the gateway answers 503).',
+  }),
+  // A minute at least (the purge runs every minute), a year at most.
+  IDEMPOTENCY_KEY_TTL_SECONDS: integer({
+    minimum: 60,
+    maximum: 31_536_000,
+    default: 86_400,
+    description:
+      'How long an `Idempotency-Key` is honoured (60 s to one year). A background purge (every minute, in batches of 1,000, on every replica) then deletes it.',
+  }),
+  SHUTDOWN_TIMEOUT_MS,
+  DRAIN_DELAY_MS,
+  METRICS_PORT: metricsPort(9465),
+  METRICS_HOST,
+  LOG_LEVEL,
+});
 
-const schema = {
-  type: 'object',
-  required: ['DATABASE_URL'],
-  properties: {
-    LOG_LEVEL: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
-    GRPC_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
-    REGISTRY_GRPC_PORT: { ...port, default: 50051 },
-    SHUTDOWN_TIMEOUT_MS: millis(0, 600_000, 8000),
-    DRAIN_DELAY_MS: millis(0, 600_000, 0),
-    METRICS_HOST: { type: 'string', minLength: 1, default: '0.0.0.0' },
-    METRICS_PORT: { ...port, default: 9465 },
-    DATABASE_URL: { type: 'string', pattern: '^postgres(ql)?://' },
-    DATABASE_POOL_SIZE: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
-    REDIS_URL: { type: 'string', pattern: '^rediss?://' },
-    LOCK_TTL_MS: millis(100, 600_000, 10_000),
-    LOCK_WAIT_MS: millis(0, 600_000, 3000),
-    WRITE_CONCURRENCY: { type: 'integer', minimum: 1, maximum: 1000, default: 4 },
-    WRITE_QUEUE_MAX_EVENTS: { type: 'integer', minimum: 1, maximum: 10_000_000, default: 50_000 },
-    MIGRATIONS: { type: 'string', enum: ['auto', 'skip'], default: 'auto' },
-    // A minute at least (the purge runs every minute), a year at most.
-    IDEMPOTENCY_KEY_TTL_SECONDS: { type: 'integer', minimum: 60, maximum: 31_536_000, default: 86_400 },
-  },
-} as const;
-
-const validate = new Ajv({ allErrors: true, coerceTypes: true, useDefaults: true }).compile(schema);
-
-/**
- * Builds the configuration from environment variables. Empty values count as unset. Throws one
- * Error naming every bad variable, so an operator fixes them all in one go.
- */
-export function loadConfig(env: Record<string, string | undefined>): Readonly<Config> {
-  const input: Record<string, string> = {};
-  for (const name of Object.keys(schema.properties)) {
-    const value = env[name];
-    if (value !== undefined && value.trim() !== '') input[name] = value.trim();
-  }
-  if (!validate(input)) {
-    const problems = (validate.errors ?? []).map((e) => {
-      const name = e.keyword === 'required' ? String((e.params as { missingProperty: string }).missingProperty) : e.instancePath.replace(/^\//, '');
-      if (e.keyword === 'required') return `${name} is required (a postgres:// URL; npm start provides an embedded Postgres)`;
-      const allowed = e.keyword === 'enum' ? ` (${(e.params as { allowedValues: string[] }).allowedValues.join(', ')})` : '';
-      const hint = e.keyword === 'pattern' ? ` (${name === 'REDIS_URL' ? 'redis://…' : 'postgres://…'})` : '';
-      // URLs may carry passwords: never echo them.
-      const got = name.endsWith('_URL') ? '' : `, got ${JSON.stringify(input[name])}`;
-      return `${name} ${e.message ?? 'is invalid'}${allowed}${hint}${got}`;
-    });
-    throw new LogSafeError(`invalid configuration: ${problems.join('; ')}`);
-  }
-  const v = input as unknown as Record<string, string | number | undefined>;
+/** Validates the environment (main.ts passes process.env) and returns the frozen config; throws naming every bad variable. */
+export function loadConfig(env: Environment): Readonly<Config> {
+  const v = REGISTRY_ENV.load(env);
   return Object.freeze({
-    logLevel: v.LOG_LEVEL as Config['logLevel'],
-    grpcHost: String(v.GRPC_HOST),
-    grpcPort: Number(v.REGISTRY_GRPC_PORT),
-    shutdownTimeoutMs: Number(v.SHUTDOWN_TIMEOUT_MS),
-    drainDelayMs: Number(v.DRAIN_DELAY_MS),
-    metricsHost: String(v.METRICS_HOST),
-    metricsPort: Number(v.METRICS_PORT),
-    databaseUrl: String(v.DATABASE_URL),
-    databasePoolSize: Number(v.DATABASE_POOL_SIZE),
-    redisUrl: v.REDIS_URL === undefined ? undefined : String(v.REDIS_URL),
-    lockTtlMs: Number(v.LOCK_TTL_MS),
-    lockWaitMs: Number(v.LOCK_WAIT_MS),
-    writeConcurrency: Number(v.WRITE_CONCURRENCY),
-    writeQueueMaxEvents: Number(v.WRITE_QUEUE_MAX_EVENTS),
-    migrations: v.MIGRATIONS as Config['migrations'],
-    idempotencyKeyTtlSeconds: Number(v.IDEMPOTENCY_KEY_TTL_SECONDS),
+    logLevel: v.LOG_LEVEL,
+    grpcHost: v.GRPC_HOST,
+    grpcPort: v.REGISTRY_GRPC_PORT,
+    shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
+    drainDelayMs: v.DRAIN_DELAY_MS,
+    metricsHost: v.METRICS_HOST,
+    metricsPort: v.METRICS_PORT,
+    databaseUrl: v.DATABASE_URL,
+    databasePoolSize: v.DATABASE_POOL_SIZE,
+    redisUrl: v.REDIS_URL,
+    lockTtlMs: v.LOCK_TTL_MS,
+    lockWaitMs: v.LOCK_WAIT_MS,
+    writeConcurrency: v.WRITE_CONCURRENCY,
+    writeQueueMaxEvents: v.WRITE_QUEUE_MAX_EVENTS,
+    migrations: v.MIGRATIONS,
+    idempotencyKeyTtlSeconds: v.IDEMPOTENCY_KEY_TTL_SECONDS,
   });
 }

@@ -1,4 +1,4 @@
-import { createLogger, createMetricsServer, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
@@ -66,7 +66,7 @@ runMain(logger, async () => {
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
     });
     closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs) });
-    const port = await grpc.listen(`${config.grpcHost}:${config.grpcPort}`);
+    const port = await grpc.listen(hostPort(config.grpcHost, config.grpcPort));
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
     closers.push({ name: 'idempotency key purge', close: async () => purger.stop() });

@@ -12,7 +12,7 @@ import { createDatabaseHealth, type DatabaseHealth } from './health.js';
 import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
 import type { Metrics } from './metrics.js';
-import { createRegistryHandlers, REGISTRY_SERVICE_NAME } from './rpc/registry.js';
+import { createRegistryHandlers } from './rpc/registry.js';
 
 export interface ServerDeps {
   logger: Logger;
@@ -68,11 +68,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
   const recorder = createIdempotentRecorder(groupCommit, { pool, metrics });
-  grpc.addService<registry.RegistryServiceServer>(
-    REGISTRY_SERVICE_NAME,
-    registry.RegistryServiceService,
-    createRegistryHandlers({ recorder, reader: createReader(pool), logger }),
-  );
+  grpc.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, createRegistryHandlers({ recorder, reader: createReader(pool), logger }));
   addReflection(grpc.server, REGISTRY_PROTO);
   const health = createDatabaseHealth({
     pool: deps.healthPool ?? pool,

@@ -3,10 +3,9 @@
  * UNAVAILABLE "the event store is unavailable" (an outage, retry later; nothing leaks), and an
  * in-flight RecordEvent completes during shutdown.
  */
-import { AppError, createHealthChecker } from '@dynamic-events/proto';
+import { AppError, createHealthChecker, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
-import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
 import { createTestDatabase, freePort, postgresAvailable } from '../../test/support/servers.js';
 import { startTcpProxy } from '../../test/support/tcp-proxy.js';
 import { countRows, sampleEvent, startRegistry, unique } from './helpers.js';

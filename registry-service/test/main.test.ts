@@ -6,10 +6,9 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
-import { createGrpcClient, createHealthChecker, registry } from '@dynamic-events/proto';
+import { createGrpcClient, createHealthChecker, registry, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../src/db/migrate.js';
-import { REGISTRY_SERVICE_NAME } from '../src/rpc/registry.js';
 import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable } from '../../test/support/servers.js';
 import { registryApi, sampleEvent, unique } from './helpers.js';
 

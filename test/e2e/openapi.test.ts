@@ -1,13 +1,52 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
+import { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH } from '@dynamic-events/proto';
 import { routeTable } from '../../ingest-gateway/src/app.js';
 import { createMetrics } from '../../ingest-gateway/src/metrics.js';
+import { DYNAMIC_EVENT_SCHEMA } from '../../ingest-gateway/src/schemas/dynamic-event.js';
 import { fakeMedia, fakeRegistry } from '../../ingest-gateway/test/helpers.js';
 import { exampleEvent } from '../support/example.js';
 import { assertMatchesSchema, openapi, OPENAPI_PATH } from '../support/openapi.js';
 
+type Schema = Record<string, unknown>;
+
+/**
+ * Every rule a schema states, by body path: type, length/count limits, required fields, closed
+ * objects and "not empty" (the gateway's notBlank, OpenAPI's minLength 1). $refs are resolved
+ * against `root`; descriptions and examples are not rules.
+ */
+function rulesOf(schema: Schema, root: Schema, path = 'body', out: Record<string, Schema> = {}): Record<string, Schema> {
+  const ref = schema.$ref as string | undefined;
+  if (ref) return rulesOf(ref.slice(2).split('/').reduce<Schema>((node, key) => node[key] as Schema, root), root, path, out);
+  const rules: Schema = {};
+  for (const key of ['type', 'maxLength', 'maxItems', 'maxProperties']) if (schema[key] !== undefined) rules[key] = schema[key];
+  if (schema.required) rules.required = [...(schema.required as string[])].sort();
+  if (schema.additionalProperties === false) rules.closed = true;
+  if (schema.notBlank === true || schema.minLength === 1) rules.notEmpty = true;
+  out[path] = rules;
+  for (const [name, child] of Object.entries((schema.properties ?? {}) as Record<string, Schema>)) rulesOf(child, root, `${path}.${name}`, out);
+  if (schema.items) rulesOf(schema.items as Schema, root, `${path}[]`, out);
+  if (schema.propertyNames) rulesOf(schema.propertyNames as Schema, root, `${path}{key}`, out);
+  if (typeof schema.additionalProperties === 'object') rulesOf(schema.additionalProperties as Schema, root, `${path}{value}`, out);
+  return out;
+}
+
 describe('OpenAPI document', () => {
+  it('documents the request body with the limits and rules the gateway enforces (LIMITS of @dynamic-events/proto)', () => {
+    const components = (openapi.components as { schemas: Record<string, Schema> }).schemas;
+    const documented = rulesOf(components.DynamicEventRequest as Schema, openapi);
+    const enforced = rulesOf(DYNAMIC_EVENT_SCHEMA as unknown as Schema, DYNAMIC_EVENT_SCHEMA as unknown as Schema);
+    expect(Object.keys(enforced).length).toBeGreaterThan(20);
+    expect(documented).toEqual(enforced);
+  });
+
+  it('documents the Idempotency-Key limit the gateway and registry enforce', () => {
+    const post = (openapi.paths as Record<string, Record<string, { parameters: Array<{ name: string; schema: Schema }> }>>)['/api/platform/dh/dynamic-events']!.post!;
+    const header = post.parameters.find((p) => p.name === IDEMPOTENCY_KEY_HEADER);
+    expect(header?.schema).toMatchObject({ minLength: 1, maxLength: IDEMPOTENCY_KEY_MAX_LENGTH });
+  });
+
   it('is a valid OpenAPI 3.1 document', async () => {
     const validator = new Validator();
     const result = await validator.validate(OPENAPI_PATH);

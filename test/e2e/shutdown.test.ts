@@ -8,7 +8,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
-import { callUnary, createGrpcClient, createHealthChecker, LIVENESS_SERVICE, media, registry, statusName } from '@dynamic-events/proto';
+import {
+  callUnary,
+  createGrpcClient,
+  createHealthChecker,
+  LIVENESS_SERVICE,
+  media,
+  MEDIA_SERVICE_NAME as MEDIA,
+  registry,
+  REGISTRY_SERVICE_NAME as REGISTRY,
+  statusName,
+} from '@dynamic-events/proto';
 import { samples } from '../support/images.js';
 import { createTestDatabase, freePort, postgresAvailable, tempDir } from '../support/servers.js';
 import { closedLoop, killAllServices, spawnService, waitFor, type CallResult, type ServiceProcess } from '../support/service-process.js';
@@ -17,8 +27,6 @@ import { exampleEvent } from '../support/example.js';
 const DRAIN_MS = 1500;
 /** Far above what a clean drain takes: exiting well before it proves nothing was waited out. */
 const SHUTDOWN_TIMEOUT_MS = 20_000;
-const REGISTRY = 'dynamic_events.registry.v1.RegistryService';
-const MEDIA = 'dynamic_events.media.v1.MediaService';
 
 let db: { url: string; drop: () => Promise<void> };
 const dir = tempDir('e2e-shutdown');

@@ -1,8 +1,5 @@
-import { callStream, callUnary, createGrpcClient, createHealthChecker, media, type Interceptor } from '@dynamic-events/proto';
+import { callStream, callUnary, createGrpcClient, createHealthChecker, media, MEDIA_SERVICE_NAME, type Interceptor } from '@dynamic-events/proto';
 import type { CallOptions, StoredImage } from '../model.js';
-
-/** Full service name, as registered on the media server and its health endpoint. */
-export const MEDIA_SERVICE = 'dynamic_events.media.v1.MediaService';
 
 /** An image being streamed from the media service; the first message already arrived (it exists). */
 export interface ImageStream {
@@ -74,7 +71,7 @@ export function createMediaClient(address: string, options: MediaClientOptions):
         },
       };
     },
-    isServing: (deadlineMs) => health.isServing(MEDIA_SERVICE, deadlineMs),
+    isServing: (deadlineMs) => health.isServing(MEDIA_SERVICE_NAME, deadlineMs),
     close() {
       client.close();
       health.close();

@@ -5,14 +5,12 @@ import {
   formatTimestamp,
   registry,
   REGISTRY_MAX_MESSAGE_BYTES,
+  REGISTRY_SERVICE_NAME,
   REGISTRY_MAX_REQUEST_BYTES,
   type Interceptor,
 } from '@dynamic-events/proto';
 import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
 import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher.js';
-
-/** Full service name, as registered on the registry's server and its health endpoint. */
-export const REGISTRY_SERVICE = 'dynamic_events.registry.v1.RegistryService';
 
 /** The registry as the gateway uses it: plain gateway types in and out; failures reject with AppError. */
 export interface RegistryClient {
@@ -94,7 +92,7 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
         updatedAt: formatTimestamp(type.updatedAt),
       };
     },
-    isServing: (deadlineMs) => health.isServing(REGISTRY_SERVICE, deadlineMs),
+    isServing: (deadlineMs) => health.isServing(REGISTRY_SERVICE_NAME, deadlineMs),
     close() {
       client.close();
       health.close();

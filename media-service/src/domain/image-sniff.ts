@@ -4,7 +4,7 @@
  * Every refusal is an INVALID_ARGUMENT AppError on field "data"; no other exception escapes.
  */
 import { crc32 } from 'node:zlib';
-import { AppError } from '@dynamic-events/proto';
+import { imageRuleError, type AppError } from '@dynamic-events/proto';
 
 /** The four accepted formats. */
 export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp';
@@ -23,9 +23,6 @@ export interface ImageInfo {
   pixels: number;
 }
 
-/** Shown to callers (the gateway prefixes it with the request field). */
-export const UNSUPPORTED_MESSAGE = 'not a supported image: only JPEG, PNG, GIF and WEBP are accepted';
-
 const FORMATS = {
   jpeg: { ext: 'jpg', contentType: 'image/jpeg', name: 'JPEG' },
   png: { ext: 'png', contentType: 'image/png', name: 'PNG' },
@@ -39,14 +36,11 @@ const MAX_DIMENSION = 0x7fffffff;
 const PNG_SIGNATURE = [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a];
 
 function unsupported(): AppError {
-  return new AppError('INVALID_ARGUMENT', UNSUPPORTED_MESSAGE, { field: 'data', rule: 'format' });
+  return imageRuleError.unsupported();
 }
 
 function corrupt(format: ImageFormat): AppError {
-  return new AppError('INVALID_ARGUMENT', `corrupt ${FORMATS[format].name} image: its width and height cannot be read`, {
-    field: 'data',
-    rule: 'corrupt',
-  });
+  return imageRuleError.corrupt(FORMATS[format].name);
 }
 
 const u16be = (b: Uint8Array, at: number): number => ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);

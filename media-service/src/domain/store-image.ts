@@ -1,4 +1,4 @@
-import { AppError, invalidArgument } from '@dynamic-events/proto';
+import { AppError, imageRuleError } from '@dynamic-events/proto';
 import type { MediaMetrics } from '../metrics.js';
 import { rethrowStorageFailure } from '../storage/failures.js';
 import type { ImageStorage } from '../storage/types.js';
@@ -27,18 +27,10 @@ export interface StoredImage {
 
 /** Refusals are about the request's `data` field; the gateway names its own field in front. */
 function checkImage(bytes: Buffer, deps: StoreImageDeps): ReturnType<typeof sniffImage> {
-  if (bytes.length === 0) throw invalidArgument('data', 'required', 'image is empty');
-  if (bytes.length > deps.maxImageBytes) {
-    throw new AppError('INVALID_ARGUMENT', `image is larger than the limit of ${deps.maxImageBytes} bytes`, {
-      field: 'data',
-      rule: 'size',
-      httpStatus: 413,
-    });
-  }
+  if (bytes.length === 0) throw imageRuleError.empty();
+  if (bytes.length > deps.maxImageBytes) throw imageRuleError.tooLarge(deps.maxImageBytes);
   const info = sniffImage(bytes);
-  if (info.pixels > deps.maxImagePixels) {
-    throw invalidArgument('data', 'pixels', `image has too many pixels: ${info.width}x${info.height} is above the limit of ${deps.maxImagePixels}`);
-  }
+  if (info.pixels > deps.maxImagePixels) throw imageRuleError.tooManyPixels(info.width, info.height, deps.maxImagePixels);
   return info;
 }
 

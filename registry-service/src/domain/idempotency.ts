@@ -25,6 +25,47 @@ const slotOf = (k: { scope: string; key: string }): string => `${k.scope}\n${k.k
 
 const isKeyInUse = (r: Result): boolean => !r.ok && r.error instanceof AppError && r.error.details.rule === KEY_IN_USE_RULE;
 
+/** The answer to a key already committed: its event when the request is the same, else ALREADY_EXISTS. */
+function decide(metrics: Metrics, key: IdempotencyKey, recorded: Recorded): Result {
+  if (recorded.requestHash !== key.requestHash) {
+    metrics.idempotencyKeys.inc({ outcome: 'conflict' });
+    const message = `${IDEMPOTENCY_KEY_HEADER} was already used for a different request`;
+    return { ok: false, error: new AppError('ALREADY_EXISTS', message, { field: IDEMPOTENCY_KEY_HEADER, rule: 'key-reused' }) };
+  }
+  metrics.idempotencyKeys.inc({ outcome: 'replayed' });
+  return { ok: true, value: { event: recorded.event, outcome: { deviceCreated: false, objectCreated: false, eventTypeCreated: false } } };
+}
+
+/** A call's events sorted by what their key allows now (indexes into the call's events). */
+interface Claims {
+  /** Without a key. */
+  plain: number[];
+  /** First with a key that was free: claimed in `inFlight` until `releases` run. */
+  owners: number[];
+  /** Repeating a key an earlier event of this call owns. */
+  duplicates: Array<{ index: number; owner: number }>;
+  /** With a key another call holds: decided once `held` settles. */
+  waiting: Array<{ index: number; held: Promise<void> }>;
+  releases: Array<() => void>;
+}
+
+function claimKeys(events: NewEvent[], inFlight: Map<string, Promise<void>>): Claims {
+  const claims: Claims = { plain: [], owners: [], duplicates: [], waiting: [], releases: [] };
+  const ownedHere = new Map<string, number>();
+  events.forEach(({ idempotency: key }, index) => {
+    if (key === undefined) return void claims.plain.push(index);
+    const slot = slotOf(key);
+    const owner = ownedHere.get(slot);
+    if (owner !== undefined) return void claims.duplicates.push({ index, owner });
+    const held = inFlight.get(slot);
+    if (held !== undefined) return void claims.waiting.push({ index, held });
+    ownedHere.set(slot, index);
+    claims.owners.push(index);
+    inFlight.set(slot, new Promise((resolve) => claims.releases.push(() => (inFlight.delete(slot), resolve()))));
+  });
+  return claims;
+}
+
 /**
  * Idempotency-Key around the recorder (the Stripe model). The first event with a key is recorded
  * and its key committed in the same statement; a later one with the same key and request hash gets
@@ -37,16 +78,6 @@ export function createIdempotentRecorder(inner: EventRecorder, deps: Idempotency
   const { pool, metrics } = deps;
   /** Keys being decided in this process; resolved (and removed) once their owner's outcome is final. */
   const inFlight = new Map<string, Promise<void>>();
-
-  const decide = (key: IdempotencyKey, recorded: Recorded): Result => {
-    if (recorded.requestHash !== key.requestHash) {
-      metrics.idempotencyKeys.inc({ outcome: 'conflict' });
-      const message = `${IDEMPOTENCY_KEY_HEADER} was already used for a different request`;
-      return { ok: false, error: new AppError('ALREADY_EXISTS', message, { field: IDEMPOTENCY_KEY_HEADER, rule: 'key-reused' }) };
-    }
-    metrics.idempotencyKeys.inc({ outcome: 'replayed' });
-    return { ok: true, value: { event: recorded.event, outcome: { deviceCreated: false, objectCreated: false, eventTypeCreated: false } } };
-  };
 
   /** The committed keys among `keys` (one query). */
   const lookUp = async (keys: IdempotencyKey[]): Promise<Map<string, Recorded>> => {
@@ -64,7 +95,7 @@ export function createIdempotentRecorder(inner: EventRecorder, deps: Idempotency
     const fresh = owners.filter((i) => results[i] === undefined && !found.has(slotOf(keyOf(i))));
     for (const i of owners) {
       const recorded = found.get(slotOf(keyOf(i)));
-      if (recorded) results[i] = decide(keyOf(i), recorded);
+      if (recorded) results[i] = decide(metrics, keyOf(i), recorded);
     }
     const toWrite = [...plain, ...fresh];
     const written = await inner.record(toWrite.map((i) => events[i]!));
@@ -76,29 +107,13 @@ export function createIdempotentRecorder(inner: EventRecorder, deps: Idempotency
     const again = await lookUp(raced.map(keyOf)).catch(() => new Map<string, Recorded>());
     for (const i of raced) {
       const recorded = again.get(slotOf(keyOf(i)));
-      if (recorded) results[i] = decide(keyOf(i), recorded);
+      if (recorded) results[i] = decide(metrics, keyOf(i), recorded);
     }
   }
 
   async function recordWithKeys(events: NewEvent[]): Promise<Result[]> {
     const results: Array<Result | undefined> = events.map(() => undefined);
-    const plain: number[] = [];
-    const owners: number[] = [];
-    const duplicates: Array<{ index: number; owner: number }> = [];
-    const waiting: Array<{ index: number; held: Promise<void> }> = [];
-    const ownedHere = new Map<string, number>();
-    const releases: Array<() => void> = [];
-    events.forEach(({ idempotency: key }, index) => {
-      if (key === undefined) return void plain.push(index);
-      const slot = slotOf(key);
-      const owner = ownedHere.get(slot);
-      if (owner !== undefined) return void duplicates.push({ index, owner });
-      const held = inFlight.get(slot);
-      if (held !== undefined) return void waiting.push({ index, held });
-      ownedHere.set(slot, index);
-      owners.push(index);
-      inFlight.set(slot, new Promise((resolve) => releases.push(() => (inFlight.delete(slot), resolve()))));
-    });
+    const { plain, owners, duplicates, waiting, releases } = claimKeys(events, inFlight);
     try {
       await settle(events, owners, plain, results);
     } finally {
@@ -109,7 +124,7 @@ export function createIdempotentRecorder(inner: EventRecorder, deps: Idempotency
       const done = results[owner]!;
       if (done.ok) {
         const ownerKey = events[owner]!.idempotency!;
-        results[index] = decide(events[index]!.idempotency!, { requestHash: ownerKey.requestHash, event: done.value.event });
+        results[index] = decide(metrics, events[index]!.idempotency!, { requestHash: ownerKey.requestHash, event: done.value.event });
       } else {
         waiting.push({ index, held: Promise.resolve() });
       }

@@ -10,8 +10,6 @@ export interface RegistryHandlerDeps {
   logger: Logger;
 }
 
-/** The full service name, for addService and the health endpoint. */
-export const REGISTRY_SERVICE_NAME = 'dynamic_events.registry.v1.RegistryService';
 
 /** RegistryService handlers: the only place that maps protobuf messages to domain types and back. */
 export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceImpl<registry.RegistryServiceServer> {

@@ -4,7 +4,7 @@
  * the built images with the chart's environment, against this machine's PostgreSQL (a fresh
  * database) and Redis and an S3 server (s3rver) on loopback.
  */
-import { createHealthChecker } from '@dynamic-events/proto';
+import { waitUntilServing } from '@dynamic-events/proto';
 import { startS3Server, type TestS3 } from '../../support/s3.js';
 import { createTestDatabase, freePort, POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable } from '../../support/servers.js';
 import { waitFor } from '../../support/service-process.js';
@@ -102,12 +102,9 @@ export async function startContainerStack(options: { registries: number; medias:
 
 /** Readiness as the chart's probe asks it: gRPC health of the service "" is SERVING. */
 async function waitServing(replica: Replica): Promise<void> {
-  const health = createHealthChecker(replica.addr);
   try {
-    await waitFor(`${replica.container.name} SERVING`, () => health.isServing('', 500), 60_000);
+    await waitUntilServing(replica.addr, '', { timeoutMs: 60_000 });
   } catch (err) {
-    throw new Error(`${(err as Error).message}\n${await replica.container.logs()}`);
-  } finally {
-    health.close();
+    throw new Error(`${replica.container.name}: ${(err as Error).message}\n${await replica.container.logs()}`);
   }
 }

@@ -1,0 +1,104 @@
+import { integer, oneOf, text, type EnvVar } from './env-config.js';
+import { MAX_IMAGE_BYTES_DEFAULT, MAX_IMAGE_BYTES_LIMIT } from './limits.js';
+
+/**
+ * The variables more than one program reads (two services, or a service and the `npm start`
+ * launcher), defined once so that every reader checks them alike and the README documents them
+ * once. A variable only one service reads lives in that service's config.ts.
+ */
+
+/** Host names and addresses: anything without whitespace (IPv6 literals included). */
+const HOST_PATTERN = '^\\S+$';
+const HOST_HINT = 'must be a host name or address without spaces';
+
+export const LOG_LEVEL = oneOf(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], { default: 'info', description: 'pino level.' });
+
+export const SHUTDOWN_TIMEOUT_MS = integer({
+  minimum: 0,
+  maximum: 600_000,
+  default: 8000,
+  description: 'How long in-flight requests may take to finish after SIGTERM.',
+});
+
+export const DRAIN_DELAY_MS = integer({
+  minimum: 0,
+  maximum: 600_000,
+  default: 0,
+  description:
+    'After SIGTERM, how long the service reports not-ready but keeps serving before it stops accepting, so endpoints, the ingress and gRPC callers move away first. Set it to about 5000 in Kubernetes (the chart and manifests do).',
+});
+
+export const METRICS_HOST = text({ pattern: HOST_PATTERN, hint: HOST_HINT, default: '0.0.0.0', description: 'Bind address of the metrics port.' });
+
+/** Each service has its own default metrics port, so three of them fit on one host. */
+export function metricsPort(fallback: number): EnvVar<number, true> {
+  return integer({
+    minimum: 0,
+    maximum: 65535,
+    default: fallback,
+    description: 'Port of `GET /metrics` (each service its own; in Kubernetes every pod uses its default).',
+  });
+}
+
+export const GRPC_HOST = text({ pattern: HOST_PATTERN, hint: HOST_HINT, default: '0.0.0.0', description: 'gRPC bind address.' });
+
+/** 0 lets the OS choose (tests); a caller (gateway, launcher) needs a real port: see `connectable`. */
+export const REGISTRY_GRPC_PORT = integer({ minimum: 0, maximum: 65535, default: 50051, description: 'Registry gRPC port.' });
+export const MEDIA_GRPC_PORT = integer({ minimum: 0, maximum: 65535, default: 50052, description: 'Media gRPC port.' });
+
+/** The same port variable for a program that connects to it: 0 (any port) means nothing there. */
+export function connectable(port: EnvVar<number, true>): EnvVar<number, true> {
+  return { ...port, schema: { ...port.schema, minimum: 1 } };
+}
+
+export const MAX_IMAGE_BYTES = integer({
+  minimum: 1,
+  // gRPC message sizes are int32: the limit keeps image plus envelope far below that.
+  maximum: MAX_IMAGE_BYTES_LIMIT,
+  default: MAX_IMAGE_BYTES_DEFAULT,
+  description: 'Largest decoded image (413 above).',
+});
+
+export const DATA_DIR = text({
+  default: './.data',
+  description:
+    'Embedded Postgres data (`postgres/`, started by the launcher) and on-disk images (`media/`). Started as root, Postgres runs as the `postgres` system user; if that user cannot enter `DATA_DIR` (a checkout under `/root` or another 0700 directory), the cluster lives in `/var/tmp/dynamic-events-postgres/` and `DATA_DIR/postgres/data` links to it (the binaries are copied there once too).',
+});
+
+export const DATABASE_URL = text({
+  pattern: '^postgres(ql)?://',
+  hint: 'must be a postgres:// URL',
+  description:
+    'PostgreSQL connection string. Under `npm start`, unset: the launcher starts an embedded Postgres under `DATA_DIR` and hands the registry its URL (the registry itself knows only `DATABASE_URL`).',
+});
+
+export const PORT = integer({ minimum: 0, maximum: 65535, default: 8080, description: 'HTTP port.' });
+
+export const HOST = text({ pattern: HOST_PATTERN, hint: HOST_HINT, default: '0.0.0.0', description: 'HTTP bind address.' });
+
+export const PLATFORM_SEGMENT = text({
+  pattern: '^(?!\\.{1,2}$)[A-Za-z0-9._~-]+$',
+  hint: 'must be one URL path segment (letters, digits, "-", "_", ".", "~"; not "." or "..")',
+  default: 'platform',
+  description: 'Brand segment of the path: `/api/{PLATFORM_SEGMENT}/dh/...`.',
+});
+
+export const PUBLIC_BASE_URL = text({
+  pattern: '^https?://[^\\s/?#]+(/[^\\s?#]*)?$',
+  hint: 'must be an http(s) URL without query or fragment, e.g. http://localhost:8080',
+  defaultText: '`http://localhost:{PORT}`',
+  description:
+    'Public origin used in stored image URLs (the gateway builds every public URL; media returns only keys). Set it to the ingress URL in production.',
+});
+
+const HOST_PORT = { pattern: '^[^\\s:]+(:[^\\s:]*)*:[0-9]{1,5}$', hint: 'must be host:port' };
+
+export const REGISTRY_ADDR = text({
+  ...HOST_PORT,
+  defaultText: '`127.0.0.1:{REGISTRY_GRPC_PORT}`',
+  description:
+    'Registry address when the services run apart (`registry:50051`). In Kubernetes use `dns:///<headless service>:50051`: calls are balanced round-robin over every ready pod.',
+});
+
+export const MEDIA_ADDR = text({ ...HOST_PORT, defaultText: '`127.0.0.1:{MEDIA_GRPC_PORT}`', description: 'Media address when the services run apart.' });
+

@@ -1,0 +1,45 @@
+#!/usr/bin/env node
+/**
+ * Writes the README's configuration table from the env schemas of the three services and the
+ * launcher (`npm run docs:config`); with --check [file], exits 1 when the README (or `file`)
+ * differs: npm test runs that through test/docs/config-table.test.ts. Reads the built code.
+ */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { renderEnvTable } from '@dynamic-events/proto';
+import { LAUNCHER_ENV } from '../../deploy/local/config.js';
+import { GATEWAY_ENV } from '../../ingest-gateway/dist/config.js';
+import { MEDIA_ENV } from '../../media-service/dist/config.js';
+import { REGISTRY_ENV } from '../../registry-service/dist/config.js';
+
+const README = new URL('../../README.md', import.meta.url).pathname;
+const START = '<!-- config-table: generated from the env schemas by `npm run docs:config`; a test keeps it current -->';
+const END = '<!-- /config-table -->';
+
+/** The README with its configuration table regenerated. */
+export function withCurrentTable(readme) {
+  const start = readme.indexOf(START);
+  const end = readme.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${START} … ${END}`);
+  const table = renderEnvTable([
+    { label: 'gateway', vars: GATEWAY_ENV.vars },
+    { label: 'registry', vars: REGISTRY_ENV.vars },
+    { label: 'media', vars: MEDIA_ENV.vars },
+    { label: 'launcher', vars: LAUNCHER_ENV.vars, launcher: true },
+  ]);
+  return `${readme.slice(0, start)}${START}\n${table}\n${readme.slice(end)}`;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const check = process.argv[2] === '--check';
+  const file = (check && process.argv[3]) || README;
+  const readme = readFileSync(file, 'utf8');
+  const current = withCurrentTable(readme);
+  if (check) {
+    if (current !== readme) {
+      console.error(`${file}: the configuration table differs from the env schemas: run \`npm run docs:config\``);
+      process.exit(1);
+    }
+  } else {
+    writeFileSync(README, current);
+  }
+}

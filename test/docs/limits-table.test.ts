@@ -1,0 +1,30 @@
+/** The README's Limits table states the shared LIMITS (@dynamic-events/proto), not numbers of its own. */
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { IDEMPOTENCY_KEY_MAX_LENGTH, LIMITS } from '@dynamic-events/proto';
+import { REPO_ROOT } from '../support/stack.js';
+
+const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
+const n = (value: number) => value.toLocaleString('en-US');
+
+/** The second cell of the Limits row whose first cell starts with `what`. */
+function limitOf(what: string): string {
+  const section = readme.slice(readme.indexOf('### Limits'), readme.indexOf('## Configuration'));
+  const row = section.split('\n').find((line) => line.startsWith(`| ${what}`));
+  if (!row) throw new Error(`no Limits row for ${what}`);
+  return row.split('|')[2]!.trim();
+}
+
+describe('README limits', () => {
+  it('are the shared limits', () => {
+    expect(limitOf('JSON values in a body')).toContain(`${n(LIMITS.jsonMaxValues)} members`);
+    expect(limitOf('`device_name`')).toBe(`${n(LIMITS.nameMaxLength)} characters`);
+    expect(limitOf('`display_description`')).toBe(`${n(LIMITS.descriptionMaxLength)} characters`);
+    expect(limitOf('`event_additional_properties`')).toBe(
+      `${n(LIMITS.propertiesMaxCount)} entries; keys ${n(LIMITS.propertyKeyMaxLength)} characters; values ${n(LIMITS.propertyValueMaxLength)} characters (except \`base64_image\`)`,
+    );
+    expect(limitOf('`images`, `video_clips`')).toBe(`${n(LIMITS.urlsMaxCount)} URLs each, ${n(LIMITS.urlMaxLength)} characters per URL`);
+    expect(limitOf('JSON nesting')).toBe(`${n(LIMITS.jsonMaxDepth)} levels`);
+    expect(limitOf('`Idempotency-Key` header')).toBe(`${n(IDEMPOTENCY_KEY_MAX_LENGTH)} printable ASCII characters`);
+  });
+});
