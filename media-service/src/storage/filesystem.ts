@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, rename, rm, stat } from 'node:fs/promises';
+import { access, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { contentTypeOfKey, isImageKey } from '../domain/image-key.js';
 import { CHUNK_BYTES, type ImageStorage } from './types.js';
@@ -15,6 +15,75 @@ function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
+async function exists(path: string): Promise<boolean> {
+  try {
+    await stat(path);
+    return true;
+  } catch (err) {
+    if (isMissing(err)) return false;
+    throw err;
+  }
+}
+
+/** Makes a directory entry (a rename, a new subdirectory) durable, not only a file's contents. */
+async function syncDirectory(dir: string): Promise<void> {
+  const handle = await open(dir, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Creates temporary files in fan-out directories, making each directory once per process (with its
+ * parents synced, so the new entry is durable): a put then costs no mkdir. At most 256 entries. A
+ * directory removed behind our back is noticed by the ENOENT of the next open and made again.
+ */
+function createTempFiles(): (dir: string, temp: string) => Promise<FileHandle> {
+  const knownDirs = new Set<string>();
+
+  async function ensureDirectory(dir: string): Promise<void> {
+    const first = await mkdir(dir, { recursive: true });
+    if (first !== undefined) {
+      for (let made = dir; made.length >= first.length; made = dirname(made)) await syncDirectory(dirname(made));
+    }
+    knownDirs.add(dir);
+  }
+
+  return async (dir, temp) => {
+    if (!knownDirs.has(dir)) await ensureDirectory(dir);
+    try {
+      return await open(temp, 'wx', 0o644);
+    } catch (err) {
+      if (!isMissing(err)) throw err;
+      knownDirs.delete(dir);
+      await ensureDirectory(dir);
+      return open(temp, 'wx', 0o644);
+    }
+  };
+}
+
+/** Writes `bytes` durably at `target` through a temporary file in `dir`; a crash leaves no half image. */
+async function writeDurably(openTemp: ReturnType<typeof createTempFiles>, dir: string, target: string, bytes: Uint8Array): Promise<void> {
+  const temp = join(dir, `.${target.slice(dir.length + 1)}.${randomBytes(6).toString('hex')}.tmp`);
+  const handle = await openTemp(dir, temp);
+  try {
+    try {
+      await handle.writeFile(bytes);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    // Two concurrent writers of one key rename identical bytes over each other: harmless.
+    await rename(temp, target);
+  } catch (err) {
+    await rm(temp, { force: true });
+    throw err;
+  }
+  await syncDirectory(dir);
+}
+
 /**
  * Images as files under a one-level fan-out (`ab/abcd….png`, as git and the Docker registry lay out
  * content-addressed blobs): 256 directories, each made once, so a put never creates one (the
@@ -25,6 +94,7 @@ function isMissing(err: unknown): boolean {
  */
 export function createFilesystemStorage(options: FilesystemStorageOptions): ImageStorage {
   const root = resolve(options.dir);
+  const openTemp = createTempFiles();
 
   function pathOf(key: string): string {
     // Second guard after the domain's check: only a generated key may become a path.
@@ -36,7 +106,7 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
   const legacyPathOf = (key: string): string => join(root, key.slice(0, 2), key.slice(2, 4), key);
 
   /** Opens the image for reading, under either layout; null when it is under neither. */
-  async function openImage(key: string) {
+  async function openImage(key: string): Promise<FileHandle | null> {
     for (const path of [pathOf(key), legacyPathOf(key)]) {
       try {
         return await open(path, 'r');
@@ -47,78 +117,13 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
     return null;
   }
 
-  async function exists(path: string): Promise<boolean> {
-    try {
-      await stat(path);
-      return true;
-    } catch (err) {
-      if (isMissing(err)) return false;
-      throw err;
-    }
-  }
-
-  /** Makes a directory entry (a rename, a new subdirectory) durable, not only a file's contents. */
-  async function syncDirectory(dir: string): Promise<void> {
-    const handle = await open(dir, 'r');
-    try {
-      await handle.sync();
-    } finally {
-      await handle.close();
-    }
-  }
-
-  /**
-   * Fan-out directories known to exist, so a put costs no mkdir: each is created (and its parent
-   * synced) once per process; 256 at most. One removed behind our back is noticed by the ENOENT of
-   * the next open and created again.
-   */
-  const knownDirs = new Set<string>();
-
-  async function ensureDirectory(dir: string): Promise<void> {
-    const first = await mkdir(dir, { recursive: true });
-    // A directory this call created is an entry in its parent: sync the parents it made.
-    if (first !== undefined) {
-      for (let made = dir; made.length >= first.length; made = dirname(made)) await syncDirectory(dirname(made));
-    }
-    knownDirs.add(dir);
-  }
-
-  /** Creates the temporary file, making its directory first when it is missing. */
-  async function openTemp(dir: string, temp: string) {
-    if (!knownDirs.has(dir)) await ensureDirectory(dir);
-    try {
-      return await open(temp, 'wx', 0o644);
-    } catch (err) {
-      if (!isMissing(err)) throw err;
-      knownDirs.delete(dir);
-      await ensureDirectory(dir);
-      return open(temp, 'wx', 0o644);
-    }
-  }
-
   return {
     description: `filesystem ${root}`,
 
     async put(key, bytes) {
       const target = pathOf(key);
       if (await exists(target)) return false;
-      const dir = dirname(target);
-      const temp = join(dir, `.${key}.${randomBytes(6).toString('hex')}.tmp`);
-      const handle = await openTemp(dir, temp);
-      try {
-        try {
-          await handle.writeFile(bytes);
-          await handle.sync();
-        } finally {
-          await handle.close();
-        }
-        // Two concurrent writers of one key rename identical bytes over each other: harmless.
-        await rename(temp, target);
-      } catch (err) {
-        await rm(temp, { force: true });
-        throw err;
-      }
-      await syncDirectory(dir);
+      await writeDurably(openTemp, dirname(target), target, bytes);
       return true;
     },
 
