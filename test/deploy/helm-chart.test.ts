@@ -1,17 +1,23 @@
-// The chart rendered (by test/support/helm.ts's interpreter, not by Helm) with the CI values files:
-// the objects validate against the Kubernetes API schemas and follow the deployment contract
-// (ports, probes, env, labels, security, hooks, service discovery, NetworkPolicy intent).
+// The chart rendered by a real `helm template` with every ci/*-values.yaml (and linted with
+// `helm lint --strict`): the objects validate against the Kubernetes API schemas and follow the
+// deployment contract (ports, probes, env, labels, security, hooks, service discovery).
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { loadConfig as gatewayConfig } from '../../ingest-gateway/src/config.js';
 import { loadConfig as mediaConfig } from '../../media-service/src/config.js';
 import { loadConfig as registryConfig } from '../../registry-service/src/config.js';
-import { findObject, type JsonObject, type K8sManifest, readChartFile, renderChart } from '../support/helm.js';
-import { validateObjects } from '../support/k8s.js';
+import { CHART_DIR, type JsonObject } from '../support/chart-files.js';
+import { findObject, KUBE_VERSION, lintChart, renderChart, type Rendered } from '../support/helm.js';
+import { type K8sObject, validateObjects } from '../support/k8s.js';
+import { kubeTool } from '../support/kube-tools.js';
 
-const ci = (name: string): JsonObject => parse(readChartFile(`ci/${name}`)) as JsonObject;
-const minimal = renderChart([ci('default-values.yaml')]);
-const full = renderChart([ci('full-values.yaml')]);
+const helmFound = kubeTool('helm') !== undefined;
+const ciPath = (file: string): string => join(CHART_DIR, 'ci', file);
+const CI_FILES = readdirSync(join(CHART_DIR, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+const rendered = new Map<string, Rendered>(CI_FILES.map((file) => [file, helmFound ? renderChart([ciPath(file)]) : { output: '', objects: [] }]));
+const minimal = rendered.get('default-values.yaml') as Rendered;
+const full = rendered.get('full-values.yaml') as Rendered;
 const name = (suffix: string): string => `test-dynamic-events-${suffix}`;
 
 interface Container {
@@ -37,12 +43,12 @@ interface PodSpec {
   terminationGracePeriodSeconds?: number;
   restartPolicy?: string;
 }
-const podOf = (o: K8sManifest): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
-const podLabelsOf = (o: K8sManifest): Record<string, string> => (o.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
-const workloads = (objects: K8sManifest[]): K8sManifest[] => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
+const podOf = (o: K8sObject): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
+const podLabelsOf = (o: K8sObject): Record<string, string> => (o.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
+const workloads = (objects: K8sObject[]): K8sObject[] => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
 
 /** Environment a container gets: its ConfigMap (envFrom) overlaid by env (literal values; secrets as "secret:<name>/<key>"). */
-function envOf(objects: K8sManifest[], container: Container): Record<string, string> {
+function envOf(objects: K8sObject[], container: Container): Record<string, string> {
   const env: Record<string, string> = {};
   for (const source of container.envFrom ?? []) Object.assign(env, findObject(objects, 'ConfigMap', source.configMapRef?.name ?? '').data as Record<string, string>);
   for (const v of container.env ?? []) env[v.name] = v.valueFrom?.secretKeyRef ? `secret:${v.valueFrom.secretKeyRef.name}/${v.valueFrom.secretKeyRef.key}` : (v.value ?? '');
@@ -74,10 +80,22 @@ const CONTRACT = {
   },
 } as const;
 
-describe.each([
-  ['ci/default-values.yaml', minimal.objects],
-  ['ci/full-values.yaml', full.objects],
-])('rendered with %s', (_, objects) => {
+describe.skipIf(!helmFound)('helm lint --strict and helm template', () => {
+  it('find the CI values files (chart-testing convention: ci/*-values.yaml)', () => {
+    expect(CI_FILES).toEqual(expect.arrayContaining(['default-values.yaml', 'full-values.yaml']));
+  });
+
+  it.each(CI_FILES)('helm lint --strict passes with ci/%s', (file) => {
+    expect(lintChart(ciPath(file))).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
+  });
+
+  it('refuses a cluster older than Chart.yaml kubeVersion (native gRPC probes need 1.27)', () => {
+    expect(() => renderChart([ciPath('default-values.yaml')], { kubeVersion: '1.26.15' })).toThrow(/kubeVersion/);
+    expect(KUBE_VERSION).toBe('1.27.0');
+  });
+});
+
+describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered.get(file) as Rendered).objects] as const))('rendered with %s', (_, objects) => {
   it('renders the expected objects, and each validates against its Kubernetes API schema', () => {
     // Unknown fields too (a typo such as readinesProbe, which the API server would drop silently).
     expect(validateObjects(objects)).toEqual([]);
@@ -164,7 +182,7 @@ describe.each([
       const spec = service.spec as { selector: Record<string, string>; ports: { targetPort: string }[] };
       const owners = workloads(objects).filter((w) => w.kind === 'Deployment' && Object.entries(spec.selector).every(([k, v]) => podLabelsOf(w)[k] === v));
       expect(owners.map((w) => w.metadata.name), service.metadata.name).toHaveLength(1);
-      const ports = (podOf(owners[0] as K8sManifest).containers[0]?.ports ?? []).map((p) => p.name);
+      const ports = (podOf(owners[0] as K8sObject).containers[0]?.ports ?? []).map((p) => p.name);
       for (const p of spec.ports) expect(ports, service.metadata.name).toContain(p.targetPort);
     }
   });
@@ -178,8 +196,8 @@ describe.each([
         const secret = findObject(objects, 'Secret', ref.name);
         expect(Object.keys(secret.data as JsonObject), `${workload.metadata.name} ${v.name}`).toContain(ref.key);
         // A hook Job runs before the release's ordinary objects exist: its Secret must be a hook created before it.
-        const hook = (o: K8sManifest): string | undefined => o.metadata.annotations?.['helm.sh/hook'];
-        const weight = (o: K8sManifest): number => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
+        const hook = (o: K8sObject): string | undefined => o.metadata.annotations?.['helm.sh/hook'];
+        const weight = (o: K8sObject): number => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
         if (hook(workload)) {
           expect(hook(secret)).toBe(hook(workload));
           expect(weight(secret)).toBeLessThan(weight(workload));
@@ -189,27 +207,27 @@ describe.each([
   });
 });
 
-describe('migration Job', () => {
-  const job = findObject(minimal.objects, 'Job', name('migrations'));
-  const pod = podOf(job);
+describe.skipIf(!helmFound)('migration Job', () => {
+  const job = (): K8sObject => findObject(minimal.objects, 'Job', name('migrations'));
+  const pod = (): PodSpec => podOf(job());
 
   it('is a pre-install,pre-upgrade hook that replaces a previous run and is deleted when it succeeds', () => {
-    expect(job.metadata.annotations).toMatchObject({
+    expect(job().metadata.annotations).toMatchObject({
       'helm.sh/hook': 'pre-install,pre-upgrade',
       'helm.sh/hook-weight': '0',
       'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
     });
-    expect(job.spec).toMatchObject({ backoffLimit: 3, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600 });
-    expect(pod.restartPolicy).toBe('Never');
+    expect(job().spec).toMatchObject({ backoffLimit: 3, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600 });
+    expect(pod().restartPolicy).toBe('Never');
   });
 
   it('runs the registry image with --migrate-only, without probes, and not as the chart ServiceAccount (created after pre-install hooks)', () => {
-    const [c] = pod.containers;
+    const [c] = pod().containers;
     expect(c?.image).toBe('dynamic-events/registry-service:0.1.0');
     expect(c?.args).toEqual(['node', 'registry-service/dist/main.js', '--migrate-only']);
     expect(c?.readinessProbe).toBeUndefined();
     expect(c?.livenessProbe).toBeUndefined();
-    expect(pod.serviceAccountName).toBeUndefined();
+    expect(pod().serviceAccountName).toBeUndefined();
     expect(envOf(minimal.objects, c as Container).DATABASE_URL).toBe(`secret:${name('migrations')}/database-url`);
   });
 
@@ -225,7 +243,7 @@ describe('migration Job', () => {
   });
 });
 
-describe('each service accepts the environment the chart gives it (its own loadConfig)', () => {
+describe.skipIf(!helmFound)('each service accepts the environment the chart gives it (its own loadConfig)', () => {
   /** The container's environment with every secretKeyRef read from the chart's Secret (ci/default-values.yaml has every credential inline). */
   const resolved = (deployment: string, kind = 'Deployment'): Record<string, string> => {
     const container = podOf(findObject(minimal.objects, kind, name(deployment))).containers[0] as Container;
