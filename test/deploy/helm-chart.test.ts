@@ -39,6 +39,7 @@ interface PodSpec {
   securityContext?: JsonObject;
   volumes?: { name: string; emptyDir?: JsonObject }[];
   automountServiceAccountToken?: boolean;
+  enableServiceLinks?: boolean;
   serviceAccountName?: string;
   terminationGracePeriodSeconds?: number;
   restartPolicy?: string;
@@ -124,12 +125,13 @@ describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered
     }
   });
 
-  it('runs every container restricted: non-root, read-only root with /tmp as an emptyDir, no escalation, no capabilities, RuntimeDefault seccomp, resources, no API token', () => {
+  it('runs every container restricted: non-root, read-only root with /tmp as an emptyDir, no escalation, no capabilities, RuntimeDefault seccomp, resources, no API token, no service links', () => {
     for (const workload of workloads(objects)) {
       const pod = podOf(workload);
       const id = `${workload.kind}/${workload.metadata.name}`;
       expect(pod.securityContext, id).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } });
       expect(pod.automountServiceAccountToken, id).toBe(false);
+      expect(pod.enableServiceLinks, `${id}: no <SERVICE>_PORT=tcp://… variables in the services' environment`).toBe(false);
       expect(pod.volumes, id).toContainEqual({ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } });
       for (const c of pod.containers) {
         expect(c.securityContext, id).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
