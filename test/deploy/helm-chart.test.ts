@@ -1,60 +1,23 @@
-// The chart rendered by a real `helm template` with every ci/*-values.yaml (and linted with
-// `helm lint --strict`): the objects validate against the Kubernetes API schemas and follow the
-// deployment contract (ports, probes, env, labels, security, hooks, service discovery).
-import { readdirSync } from 'node:fs';
+// The chart rendered by a real `helm template` with every ci/*-values.yaml: the objects validate
+// against the Kubernetes API schemas and follow the deployment contract (ports, probes, env,
+// labels, security, hooks, service discovery). helm-lint.test.ts runs `helm lint --strict`.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig as gatewayConfig } from '../../ingest-gateway/src/config.js';
 import { loadConfig as mediaConfig } from '../../media-service/src/config.js';
 import { loadConfig as registryConfig } from '../../registry-service/src/config.js';
-import { CHART_DIR, type JsonObject } from '../support/chart-files.js';
-import { findObject, KUBE_VERSION, lintChart, renderChart, type Rendered } from '../support/helm.js';
+import { CHART_DIR, ciValuesFiles, type JsonObject } from '../support/chart-files.js';
+import { type Container, envOf, podLabelsOf, podOf, type PodSpec, workloads } from '../support/chart-objects.js';
+import { findObject, renderChart, type Rendered } from '../support/helm.js';
 import { type K8sObject, validateObjects } from '../support/k8s.js';
 import { kubeTool } from '../support/kube-tools.js';
 
 const helmFound = kubeTool('helm') !== undefined;
-const ciPath = (file: string): string => join(CHART_DIR, 'ci', file);
-const CI_FILES = readdirSync(join(CHART_DIR, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
-const rendered = new Map<string, Rendered>(CI_FILES.map((file) => [file, helmFound ? renderChart([ciPath(file)]) : { output: '', objects: [] }]));
+const CI_FILES = ciValuesFiles();
+const rendered = new Map<string, Rendered>(CI_FILES.map((file) => [file, helmFound ? renderChart([join(CHART_DIR, 'ci', file)]) : { output: '', objects: [] }]));
 const minimal = rendered.get('default-values.yaml') as Rendered;
 const full = rendered.get('full-values.yaml') as Rendered;
 const name = (suffix: string): string => `test-dynamic-events-${suffix}`;
-
-interface Container {
-  name: string;
-  image: string;
-  ports?: { name: string; containerPort: number }[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
-  envFrom?: { configMapRef?: { name: string } }[];
-  readinessProbe?: JsonObject;
-  livenessProbe?: JsonObject;
-  startupProbe?: JsonObject;
-  securityContext?: JsonObject;
-  resources?: { requests?: JsonObject; limits?: JsonObject };
-  volumeMounts?: { name: string; mountPath: string }[];
-  args?: string[];
-}
-interface PodSpec {
-  containers: Container[];
-  securityContext?: JsonObject;
-  volumes?: { name: string; emptyDir?: JsonObject }[];
-  automountServiceAccountToken?: boolean;
-  enableServiceLinks?: boolean;
-  serviceAccountName?: string;
-  terminationGracePeriodSeconds?: number;
-  restartPolicy?: string;
-}
-const podOf = (o: K8sObject): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
-const podLabelsOf = (o: K8sObject): Record<string, string> => (o.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
-const workloads = (objects: K8sObject[]): K8sObject[] => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
-
-/** Environment a container gets: its ConfigMap (envFrom) overlaid by env (literal values; secrets as "secret:<name>/<key>"). */
-function envOf(objects: K8sObject[], container: Container): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? []) Object.assign(env, findObject(objects, 'ConfigMap', source.configMapRef?.name ?? '').data as Record<string, string>);
-  for (const v of container.env ?? []) env[v.name] = v.valueFrom?.secretKeyRef ? `secret:${v.valueFrom.secretKeyRef.name}/${v.valueFrom.secretKeyRef.key}` : (v.value ?? '');
-  return env;
-}
 
 // From /tmp/prompts/contract.md: ports, probes and the environment each service reads.
 const CONTRACT = {
@@ -80,21 +43,6 @@ const CONTRACT = {
     env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'MEDIA_GRPC_PORT', 'S3_ENDPOINT', 'S3_ACCESS_KEY', 'S3_SECRET_KEY', 'S3_BUCKET', 'S3_REGION', 'MAX_IMAGE_BYTES', 'MAX_IMAGE_PIXELS', 'DATA_DIR'],
   },
 } as const;
-
-describe.skipIf(!helmFound)('helm lint --strict and helm template', () => {
-  it('find the CI values files (chart-testing convention: ci/*-values.yaml)', () => {
-    expect(CI_FILES).toEqual(expect.arrayContaining(['default-values.yaml', 'full-values.yaml']));
-  });
-
-  it.each(CI_FILES)('helm lint --strict passes with ci/%s', (file) => {
-    expect(lintChart(ciPath(file))).toMatch(/1 chart\(s\) linted, 0 chart\(s\) failed/);
-  });
-
-  it('refuses a cluster older than Chart.yaml kubeVersion (native gRPC probes need 1.27)', () => {
-    expect(() => renderChart([ciPath('default-values.yaml')], { kubeVersion: '1.26.15' })).toThrow(/kubeVersion/);
-    expect(KUBE_VERSION).toBe('1.27.0');
-  });
-});
 
 describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered.get(file) as Rendered).objects] as const))('rendered with %s', (_, objects) => {
   it('renders the expected objects, and each validates against its Kubernetes API schema', () => {

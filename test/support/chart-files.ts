@@ -25,6 +25,9 @@ export function templateFiles(): string[] {
   return walk(join(CHART_DIR, 'templates')).sort();
 }
 
+/** The chart-testing values files, ci/*-values.yaml (file names, sorted). */
+export const ciValuesFiles = (): string[] => readdirSync(join(CHART_DIR, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+
 /** The chart's default values.yaml, freshly parsed (callers may mutate it). */
 export const chartValues = (): JsonObject => parse(readChartFile('values.yaml')) as JsonObject;
 /** The chart's values.schema.json, freshly parsed. */
