@@ -7,6 +7,8 @@ export default defineConfig({
     include: ['*/test/**/*.test.ts', 'test/**/*.test.ts'],
     // test/containers/ needs built images: `npm run test:containers` runs it with its own config.
     exclude: ['**/node_modules/**', '**/dist/**', 'test/containers/**'],
+    // helm and kubectl for the chart and manifest tests (test/support/get-kube-tool.sh).
+    globalSetup: ['test/support/kube-tools-setup.ts'],
     pool: 'forks',
     testTimeout: 30_000,
     hookTimeout: 90_000,

@@ -7,6 +7,8 @@ export default defineConfig({
   root: new URL('../..', import.meta.url).pathname,
   test: {
     include: ['test/containers/**/*.test.ts'],
+    // helm renders the chart whose environment the containers run with (support/chart-env.ts).
+    globalSetup: ['test/support/kube-tools-setup.ts'],
     pool: 'forks',
     fileParallelism: false,
     testTimeout: 120_000,

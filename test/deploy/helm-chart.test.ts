@@ -1,53 +1,23 @@
-// The chart rendered (by test/support/helm.ts's interpreter, not by Helm) with the CI values files:
-// the objects validate against the Kubernetes API schemas and follow the deployment contract
-// (ports, probes, env, labels, security, hooks, service discovery, NetworkPolicy intent).
+// The chart rendered by a real `helm template` with every ci/*-values.yaml: the objects validate
+// against the Kubernetes API schemas and follow the deployment contract (ports, probes, env,
+// labels, security, hooks, service discovery). helm-lint.test.ts runs `helm lint --strict`.
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { parse } from 'yaml';
 import { loadConfig as gatewayConfig } from '../../ingest-gateway/src/config.js';
 import { loadConfig as mediaConfig } from '../../media-service/src/config.js';
 import { loadConfig as registryConfig } from '../../registry-service/src/config.js';
-import { findObject, type JsonObject, type K8sManifest, readChartFile, renderChart } from '../support/helm.js';
-import { validateObjects } from '../support/k8s.js';
+import { CHART_DIR, ciValuesFiles, type JsonObject } from '../support/chart-files.js';
+import { type Container, envOf, podLabelsOf, podOf, type PodSpec, workloads } from '../support/chart-objects.js';
+import { findObject, renderChart, type Rendered } from '../support/helm.js';
+import { type K8sObject, validateObjects } from '../support/k8s.js';
+import { kubeTool } from '../support/kube-tools.js';
 
-const ci = (name: string): JsonObject => parse(readChartFile(`ci/${name}`)) as JsonObject;
-const minimal = renderChart([ci('default-values.yaml')]);
-const full = renderChart([ci('full-values.yaml')]);
+const helmFound = kubeTool('helm') !== undefined;
+const CI_FILES = ciValuesFiles();
+const rendered = new Map<string, Rendered>(CI_FILES.map((file) => [file, helmFound ? renderChart([join(CHART_DIR, 'ci', file)]) : { output: '', objects: [] }]));
+const minimal = rendered.get('default-values.yaml') as Rendered;
+const full = rendered.get('full-values.yaml') as Rendered;
 const name = (suffix: string): string => `test-dynamic-events-${suffix}`;
-
-interface Container {
-  name: string;
-  image: string;
-  ports?: { name: string; containerPort: number }[];
-  env?: { name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }[];
-  envFrom?: { configMapRef?: { name: string } }[];
-  readinessProbe?: JsonObject;
-  livenessProbe?: JsonObject;
-  startupProbe?: JsonObject;
-  securityContext?: JsonObject;
-  resources?: { requests?: JsonObject; limits?: JsonObject };
-  volumeMounts?: { name: string; mountPath: string }[];
-  args?: string[];
-}
-interface PodSpec {
-  containers: Container[];
-  securityContext?: JsonObject;
-  volumes?: { name: string; emptyDir?: JsonObject }[];
-  automountServiceAccountToken?: boolean;
-  serviceAccountName?: string;
-  terminationGracePeriodSeconds?: number;
-  restartPolicy?: string;
-}
-const podOf = (o: K8sManifest): PodSpec => (o.spec as { template: { spec: PodSpec } }).template.spec;
-const podLabelsOf = (o: K8sManifest): Record<string, string> => (o.spec as { template: { metadata: { labels: Record<string, string> } } }).template.metadata.labels;
-const workloads = (objects: K8sManifest[]): K8sManifest[] => objects.filter((o) => o.kind === 'Deployment' || o.kind === 'Job');
-
-/** Environment a container gets: its ConfigMap (envFrom) overlaid by env (literal values; secrets as "secret:<name>/<key>"). */
-function envOf(objects: K8sManifest[], container: Container): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const source of container.envFrom ?? []) Object.assign(env, findObject(objects, 'ConfigMap', source.configMapRef?.name ?? '').data as Record<string, string>);
-  for (const v of container.env ?? []) env[v.name] = v.valueFrom?.secretKeyRef ? `secret:${v.valueFrom.secretKeyRef.name}/${v.valueFrom.secretKeyRef.key}` : (v.value ?? '');
-  return env;
-}
 
 // From /tmp/prompts/contract.md: ports, probes and the environment each service reads.
 const CONTRACT = {
@@ -74,10 +44,7 @@ const CONTRACT = {
   },
 } as const;
 
-describe.each([
-  ['ci/default-values.yaml', minimal.objects],
-  ['ci/full-values.yaml', full.objects],
-])('rendered with %s', (_, objects) => {
+describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered.get(file) as Rendered).objects] as const))('rendered with %s', (_, objects) => {
   it('renders the expected objects, and each validates against its Kubernetes API schema', () => {
     // Unknown fields too (a typo such as readinesProbe, which the API server would drop silently).
     expect(validateObjects(objects)).toEqual([]);
@@ -106,12 +73,13 @@ describe.each([
     }
   });
 
-  it('runs every container restricted: non-root, read-only root with /tmp as an emptyDir, no escalation, no capabilities, RuntimeDefault seccomp, resources, no API token', () => {
+  it('runs every container restricted: non-root, read-only root with /tmp as an emptyDir, no escalation, no capabilities, RuntimeDefault seccomp, resources, no API token, no service links', () => {
     for (const workload of workloads(objects)) {
       const pod = podOf(workload);
       const id = `${workload.kind}/${workload.metadata.name}`;
       expect(pod.securityContext, id).toMatchObject({ runAsNonRoot: true, runAsUser: 1000, runAsGroup: 1000, fsGroup: 1000, seccompProfile: { type: 'RuntimeDefault' } });
       expect(pod.automountServiceAccountToken, id).toBe(false);
+      expect(pod.enableServiceLinks, `${id}: no <SERVICE>_PORT=tcp://… variables in the services' environment`).toBe(false);
       expect(pod.volumes, id).toContainEqual({ name: 'tmp', emptyDir: { sizeLimit: '64Mi' } });
       for (const c of pod.containers) {
         expect(c.securityContext, id).toEqual({ allowPrivilegeEscalation: false, readOnlyRootFilesystem: true, capabilities: { drop: ['ALL'] } });
@@ -164,7 +132,7 @@ describe.each([
       const spec = service.spec as { selector: Record<string, string>; ports: { targetPort: string }[] };
       const owners = workloads(objects).filter((w) => w.kind === 'Deployment' && Object.entries(spec.selector).every(([k, v]) => podLabelsOf(w)[k] === v));
       expect(owners.map((w) => w.metadata.name), service.metadata.name).toHaveLength(1);
-      const ports = (podOf(owners[0] as K8sManifest).containers[0]?.ports ?? []).map((p) => p.name);
+      const ports = (podOf(owners[0] as K8sObject).containers[0]?.ports ?? []).map((p) => p.name);
       for (const p of spec.ports) expect(ports, service.metadata.name).toContain(p.targetPort);
     }
   });
@@ -178,8 +146,8 @@ describe.each([
         const secret = findObject(objects, 'Secret', ref.name);
         expect(Object.keys(secret.data as JsonObject), `${workload.metadata.name} ${v.name}`).toContain(ref.key);
         // A hook Job runs before the release's ordinary objects exist: its Secret must be a hook created before it.
-        const hook = (o: K8sManifest): string | undefined => o.metadata.annotations?.['helm.sh/hook'];
-        const weight = (o: K8sManifest): number => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
+        const hook = (o: K8sObject): string | undefined => o.metadata.annotations?.['helm.sh/hook'];
+        const weight = (o: K8sObject): number => Number(o.metadata.annotations?.['helm.sh/hook-weight'] ?? 0);
         if (hook(workload)) {
           expect(hook(secret)).toBe(hook(workload));
           expect(weight(secret)).toBeLessThan(weight(workload));
@@ -189,27 +157,27 @@ describe.each([
   });
 });
 
-describe('migration Job', () => {
-  const job = findObject(minimal.objects, 'Job', name('migrations'));
-  const pod = podOf(job);
+describe.skipIf(!helmFound)('migration Job', () => {
+  const job = (): K8sObject => findObject(minimal.objects, 'Job', name('migrations'));
+  const pod = (): PodSpec => podOf(job());
 
   it('is a pre-install,pre-upgrade hook that replaces a previous run and is deleted when it succeeds', () => {
-    expect(job.metadata.annotations).toMatchObject({
+    expect(job().metadata.annotations).toMatchObject({
       'helm.sh/hook': 'pre-install,pre-upgrade',
       'helm.sh/hook-weight': '0',
       'helm.sh/hook-delete-policy': 'before-hook-creation,hook-succeeded',
     });
-    expect(job.spec).toMatchObject({ backoffLimit: 3, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600 });
-    expect(pod.restartPolicy).toBe('Never');
+    expect(job().spec).toMatchObject({ backoffLimit: 3, activeDeadlineSeconds: 600, ttlSecondsAfterFinished: 3600 });
+    expect(pod().restartPolicy).toBe('Never');
   });
 
   it('runs the registry image with --migrate-only, without probes, and not as the chart ServiceAccount (created after pre-install hooks)', () => {
-    const [c] = pod.containers;
+    const [c] = pod().containers;
     expect(c?.image).toBe('dynamic-events/registry-service:0.1.0');
     expect(c?.args).toEqual(['node', 'registry-service/dist/main.js', '--migrate-only']);
     expect(c?.readinessProbe).toBeUndefined();
     expect(c?.livenessProbe).toBeUndefined();
-    expect(pod.serviceAccountName).toBeUndefined();
+    expect(pod().serviceAccountName).toBeUndefined();
     expect(envOf(minimal.objects, c as Container).DATABASE_URL).toBe(`secret:${name('migrations')}/database-url`);
   });
 
@@ -225,7 +193,7 @@ describe('migration Job', () => {
   });
 });
 
-describe('each service accepts the environment the chart gives it (its own loadConfig)', () => {
+describe.skipIf(!helmFound)('each service accepts the environment the chart gives it (its own loadConfig)', () => {
   /** The container's environment with every secretKeyRef read from the chart's Secret (ci/default-values.yaml has every credential inline). */
   const resolved = (deployment: string, kind = 'Deployment'): Record<string, string> => {
     const container = podOf(findObject(minimal.objects, kind, name(deployment))).containers[0] as Container;

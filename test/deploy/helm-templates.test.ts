@@ -4,7 +4,8 @@
 // template actions parses. Rendered output is checked in helm-chart.test.ts.
 import { describe, expect, it } from 'vitest';
 import { parse, parseAllDocuments } from 'yaml';
-import { chartSchema, chartValues, type Json, type JsonObject, readChartFile, schemaAt, templateFiles, templateValueReferences, valuePaths } from '../support/helm.js';
+import { chartSchema, chartValues, type Json, type JsonObject, readChartFile, templateFiles } from '../support/chart-files.js';
+import { schemaAt, templateValueReferences, valuePaths } from '../support/chart-schema.js';
 
 const values = chartValues();
 const schema = chartSchema();

@@ -1,17 +1,90 @@
-// Offline support for the Helm chart tests (no helm binary can be installed here):
-//   chart files, values and schema loading, values merging like `helm -f`,
-//   renderChart(): a small interpreter of the Go-template + Sprig subset the chart uses.
-// The interpreter follows Helm where the chart could go wrong: numbers from values are float64
-// (printed as 1.6777216e+07 past six digits), comparing an int with a float is an error, typed
-// Sprig arguments (int, string, bool) are enforced, a field of a nil value is an error, and
-// {{- -}} trim whitespace. It is not Helm: `helm template` stays the authority (.ci/run runs it
-// when a helm binary is on PATH).
-//
-// The code lives in ./helm/: go-values (Go ints, printing, truth), lexer, parser, functions (Go
-// builtins and Sprig), evaluator, chart (files and values), render-chart, values-schema (API schemas: test/support/k8s.ts).
-// This file keeps the one import path the tests use.
-export { CHART_DIR, chartSchema, chartValues, type Json, type JsonObject, mergeValues, readChartFile, templateFiles } from './helm/chart.js';
-export { renderString } from './helm/evaluator.js';
-export { GoInt, goPrint, TemplateFailure } from './helm/go-values.js';
-export { findObject, type K8sManifest, type RenderOptions, type Rendered, renderChart } from './helm/render-chart.js';
-export { childSchema, isFreeFormMap, resolveRef, schemaAt, templateValueReferences, valuePaths, type ValuesReference, valuesTable } from './helm/values-schema.js';
+/**
+ * The chart rendered by a real helm (test/support/kube-tools.ts finds or fetches it):
+ *   renderChart(values)  `helm template` with values files and overrides, parsed into objects
+ *   chartNotes(values)   NOTES.txt as `helm install` prints it (client-side dry run, no cluster)
+ *   lintChart(file)      `helm lint --strict` with a values file
+ * A chart that refuses its values (`fail`, the schema, kubeVersion) throws helm's own message.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { CHART_DIR, type JsonObject } from './chart-files.js';
+import { type K8sObject, parseManifests } from './k8s.js';
+import { requireKubeTool } from './kube-tools.js';
+
+/** The chart's floor (Chart.yaml kubeVersion): rendering for the oldest supported cluster. */
+export const KUBE_VERSION = '1.27.0';
+
+/** A values file (a path) or an override object, applied in order after values.yaml like `helm -f`. */
+export type Values = string | JsonObject;
+
+/** `helm template <releaseName> --namespace <namespace>`; defaults "test" and "default". */
+export interface RenderOptions {
+  releaseName?: string;
+  namespace?: string;
+  kubeVersion?: string;
+  /** `--skip-schema-validation`: reach the templates' own guards behind values.schema.json. */
+  skipSchemaValidation?: boolean;
+}
+
+/** What `helm template` printed, and its objects. */
+export interface Rendered {
+  output: string;
+  objects: K8sObject[];
+}
+
+/** Runs helm; a failure throws an Error whose message is helm's stderr. */
+export function helm(args: readonly string[]): string {
+  try {
+    return execFileSync(requireKubeTool('helm'), args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 16 * 1024 * 1024, timeout: 60_000 });
+  } catch (err) {
+    const { stderr, stdout } = err as { stderr?: string; stdout?: string };
+    throw new Error(`helm ${args[0]} failed: ${(stderr || stdout || String(err)).trim()}`);
+  }
+}
+
+/** `-f` arguments for the values, override objects written to a temporary directory for the call. */
+function withValuesFiles<T>(values: readonly Values[], run: (args: string[]) => T): T {
+  const dir = mkdtempSync(join(tmpdir(), 'helm-values-'));
+  try {
+    const args = values.flatMap((value, i) => {
+      if (typeof value === 'string') return ['-f', value];
+      const file = join(dir, `override-${i}.yaml`);
+      writeFileSync(file, JSON.stringify(value)); // JSON is YAML; null deletes a key, as in `helm -f`
+      return ['-f', file];
+    });
+    return run(args);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** `helm template` of the chart with the given values. */
+export function renderChart(values: readonly Values[] = [], options: RenderOptions = {}): Rendered {
+  const output = withValuesFiles(values, (files) =>
+    helm(['template', options.releaseName ?? 'test', CHART_DIR, '--namespace', options.namespace ?? 'default', '--kube-version', options.kubeVersion ?? KUBE_VERSION,
+      ...(options.skipSchemaValidation ? ['--skip-schema-validation'] : []), ...files]),
+  );
+  return { output, objects: parseManifests(output) };
+}
+
+/** NOTES.txt as `helm install` renders it (`helm template` leaves it out): a client-side dry run. */
+export function chartNotes(values: readonly Values[] = [], options: Pick<RenderOptions, 'releaseName' | 'namespace'> = {}): string {
+  const output = withValuesFiles(values, (files) =>
+    helm(['install', options.releaseName ?? 'test', CHART_DIR, '--namespace', options.namespace ?? 'default', '--dry-run=client', '--output', 'json', ...files]),
+  );
+  return (JSON.parse(output) as { info: { notes?: string } }).info.notes ?? '';
+}
+
+/** `helm lint --strict` with one values file; returns helm's report, throws when the chart fails. */
+export function lintChart(valuesFile: string, kubeVersion = KUBE_VERSION): string {
+  return helm(['lint', '--strict', CHART_DIR, '--kube-version', kubeVersion, '-f', valuesFile]);
+}
+
+/** The one object of a kind and name; throws with the names present when missing. */
+export function findObject(objects: readonly K8sObject[], kind: string, name: string): K8sObject {
+  const found = objects.find((o) => o.kind === kind && o.metadata.name === name);
+  if (!found) throw new Error(`no ${kind}/${name}; have ${objects.map((o) => `${o.kind}/${o.metadata.name}`).join(', ')}`);
+  return found;
+}

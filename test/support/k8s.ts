@@ -1,4 +1,4 @@
-// Offline checks for rendered Kubernetes manifests (kustomize here, the Helm chart too):
+// Offline checks for rendered Kubernetes manifests (`helm template`, `kubectl kustomize`):
 //   parseManifests(yaml)    multi-document YAML → objects
 //   validateObjects(objs)   API-schema problems, unknown fields included (like kubeconform -strict)
 //   checkContainers(objs)   the deployment contract's pod rules: probes, resources, security context
@@ -17,9 +17,9 @@ export interface K8sObject {
   [field: string]: unknown;
 }
 
-/** Parses every non-empty YAML document; a syntax error throws. */
+/** Parses every non-empty YAML document as YAML 1.1, like the API server (`on`, `yes` are booleans); a syntax error throws. */
 export function parseManifests(text: string): K8sObject[] {
-  return parseAllDocuments(text).flatMap((doc) => {
+  return parseAllDocuments(text, { version: '1.1' }).flatMap((doc) => {
     if (doc.errors.length > 0) throw doc.errors[0];
     const value = doc.toJS() as K8sObject | null;
     return value === null ? [] : [value];

@@ -150,12 +150,14 @@ SHUTDOWN_TIMEOUT_MS: {{ mul .values.shutdownTimeoutSeconds 1000 | quote }}
 {{- end }}
 
 {{/*
-Pod-level settings every workload shares: no API token, pull secrets, security context. (The
-service account is set by each workload: the migration hook runs before the chart's own
-ServiceAccount exists.)
+Pod-level settings every workload shares: no API token, no service-link variables (the services
+read their settings from the environment, and every Service in the namespace would add
+<NAME>_PORT=tcp://... variables to it), pull secrets, security context. (The service account is
+set by each workload: the migration hook runs before the chart's own ServiceAccount exists.)
 */}}
 {{- define "dynamic-events.podCommon" -}}
 automountServiceAccountToken: false
+enableServiceLinks: false
 {{- with .Values.imagePullSecrets }}
 imagePullSecrets:
   {{- toYaml . | nindent 2 }}

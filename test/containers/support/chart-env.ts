@@ -1,9 +1,12 @@
 /**
- * The environment each pod gets from the Helm chart, resolved as the kubelet would (envFrom the
- * ConfigMap, then env with valueFrom Secret keys), so the containers run with exactly what the
- * chart renders. Only the network addresses differ (see HOST_NETWORK_KEYS).
+ * The environment each pod gets from the Helm chart, rendered by a real `helm template` and
+ * resolved as the kubelet would (envFrom the ConfigMap, then env with valueFrom Secret keys), so
+ * the containers run with exactly what the chart renders. Only the network addresses differ (see
+ * HOST_NETWORK_KEYS).
  */
-import { findObject, renderChart, type JsonObject, type K8sManifest } from '../../support/helm.js';
+import type { JsonObject } from '../../support/chart-files.js';
+import { findObject, renderChart } from '../../support/helm.js';
+import type { K8sObject } from '../../support/k8s.js';
 
 export type Component = 'gateway' | 'registry' | 'media' | 'migrations';
 
@@ -36,7 +39,7 @@ export function chartContainers(backends: Backends): Record<Component, RenderedC
   return { gateway: of('Deployment', 'gateway'), registry: of('Deployment', 'registry'), media: of('Deployment', 'media'), migrations: of('Job', 'migrations') };
 }
 
-function resolve(objects: K8sManifest[], workload: K8sManifest): RenderedContainer {
+function resolve(objects: K8sObject[], workload: K8sObject): RenderedContainer {
   const spec = workload.spec as { template: { spec: { containers: PodContainer[]; terminationGracePeriodSeconds?: number } } };
   const [container] = spec.template.spec.containers;
   if (!container) throw new Error(`${workload.metadata.name}: no container`);
@@ -54,12 +57,12 @@ function resolve(objects: K8sManifest[], workload: K8sManifest): RenderedContain
   return { args: container.args, env, graceSeconds: spec.template.spec.terminationGracePeriodSeconds };
 }
 
-function configMap(objects: K8sManifest[], name: string): Record<string, string> {
+function configMap(objects: K8sObject[], name: string): Record<string, string> {
   return (findObject(objects, 'ConfigMap', name).data ?? {}) as Record<string, string>;
 }
 
-function secret(objects: K8sManifest[], name: string): Record<string, string> {
-  const found = findObject(objects, 'Secret', name) as K8sManifest & { data?: Record<string, string>; stringData?: Record<string, string> };
+function secret(objects: K8sObject[], name: string): Record<string, string> {
+  const found = findObject(objects, 'Secret', name) as K8sObject & { data?: Record<string, string>; stringData?: Record<string, string> };
   const decoded = Object.fromEntries(Object.entries(found.data ?? {}).map(([k, v]) => [k, Buffer.from(v, 'base64').toString('utf8')]));
   return { ...decoded, ...(found.stringData ?? {}) };
 }

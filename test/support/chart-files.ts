@@ -1,12 +1,11 @@
 // The chart's files read from the checkout: templates, values.yaml, values.schema.json, and values
-// merged the way `helm -f` merges them.
+// merged the way `helm -f` merges them (for checking the schema with Ajv; rendering is helm's, helm.ts).
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { parse } from 'yaml';
-import { isMap } from './go-values.js';
 
 /** The chart under test, helm/dynamic-events/ in this repository (with a trailing slash). */
-export const CHART_DIR = new URL('../../../helm/dynamic-events/', import.meta.url).pathname;
+export const CHART_DIR = new URL('../../helm/dynamic-events/', import.meta.url).pathname;
 
 /** A JSON (or YAML-as-JSON) value: what values files and the values schema hold. */
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
@@ -26,10 +25,16 @@ export function templateFiles(): string[] {
   return walk(join(CHART_DIR, 'templates')).sort();
 }
 
+/** The chart-testing values files, ci/*-values.yaml (file names, sorted). */
+export const ciValuesFiles = (): string[] => readdirSync(join(CHART_DIR, 'ci')).filter((f) => f.endsWith('-values.yaml')).sort();
+
 /** The chart's default values.yaml, freshly parsed (callers may mutate it). */
 export const chartValues = (): JsonObject => parse(readChartFile('values.yaml')) as JsonObject;
 /** The chart's values.schema.json, freshly parsed. */
 export const chartSchema = (): JsonObject => JSON.parse(readChartFile('values.schema.json')) as JsonObject;
+
+/** A YAML mapping (as opposed to a list or a scalar). */
+export const isMap = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Merges overrides into values like `helm -f`: maps merge key by key, anything else replaces; null deletes. */
 export function mergeValues(base: JsonObject, ...overrides: JsonObject[]): JsonObject {

@@ -1,7 +1,6 @@
 // values.yaml against values.schema.json: schema lookups by key path, every setting as a key path,
 // the templates' .Values references, and the README's values table generated from both.
-import { type Json, type JsonObject, readChartFile, templateFiles } from './chart.js';
-import { isMap } from './go-values.js';
+import { isMap, type Json, type JsonObject, readChartFile, templateFiles } from './chart-files.js';
 
 /** A schema node with its $ref (to #/definitions/…) resolved. */
 export function resolveRef(root: JsonObject, node: JsonObject): JsonObject {
