@@ -20,3 +20,15 @@ export function formatTimestamp(ts: Timestamp | undefined): string {
 }
 
 let last = { seconds: '', nanos: -1, text: '' };
+
+/**
+ * Microseconds since the epoch from a protobuf Timestamp, rounded up to the next whole microsecond
+ * (bounds compare the same either way at Postgres precision); undefined when out of range (years 0001-9999).
+ */
+export function microsFromTimestamp(ts: Timestamp): bigint | undefined {
+  if (!Number.isInteger(ts.nanos) || ts.nanos < 0 || ts.nanos > 999_999_999 || !/^-?\d{1,12}$/.test(ts.seconds)) return undefined;
+  const seconds = BigInt(ts.seconds);
+  // RFC 3339 years 0001-9999, as protobuf's Timestamp defines its range.
+  if (seconds < -62_135_596_800n || seconds > 253_402_300_799n) return undefined;
+  return seconds * 1_000_000n + BigInt(Math.ceil(ts.nanos / 1000));
+}

@@ -11,7 +11,9 @@ import {
   type ChannelCredentials,
   Client,
   type ClientOptions,
+  type ClientReadableStream,
   type ClientUnaryCall,
+  type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
   type Metadata,
@@ -23,6 +25,29 @@ import { Timestamp } from "../../../google/protobuf/timestamp.js";
 export const protobufPackage = "dynamic_events.registry.v1";
 
 export const protobufFileName = "dynamic_events/registry/v1/registry.proto";
+
+/** SortOrder of a list by creation time. */
+export enum SortOrder {
+  /** SORT_ORDER_UNSPECIFIED - Newest first. */
+  SORT_ORDER_UNSPECIFIED = 0,
+  SORT_ORDER_NEWEST_FIRST = 1,
+  SORT_ORDER_OLDEST_FIRST = 2,
+  UNRECOGNIZED = -1,
+}
+
+/** WatchKind is what a watch message reports. */
+export enum WatchKind {
+  WATCH_KIND_UNSPECIFIED = 0,
+  /** WATCH_KIND_EVENT_CREATED - "event.created" */
+  WATCH_KIND_EVENT_CREATED = 1,
+  /** WATCH_KIND_DEVICE_CREATED - "device.created" */
+  WATCH_KIND_DEVICE_CREATED = 2,
+  /** WATCH_KIND_OBJECT_CREATED - "object.created" */
+  WATCH_KIND_OBJECT_CREATED = 3,
+  /** WATCH_KIND_EVENT_TYPE_CREATED - "event_type.created" */
+  WATCH_KIND_EVENT_TYPE_CREATED = 4,
+  UNRECOGNIZED = -1,
+}
 
 /** Source names the device and the object an event comes from. */
 export interface Source {
@@ -194,6 +219,97 @@ export interface GetEventTypeRequest {
 
 export interface GetEventTypeResponse {
   eventType: EventType | undefined;
+}
+
+/** EventFilter selects events; empty fields do not filter. Fields combine with AND. */
+export interface EventFilter {
+  deviceName: string;
+  /** Full object identifier "{object_domain}.{object_id}". */
+  object: string;
+  domain: string;
+  eventType: string;
+  /** Created at or after this instant (inclusive). Not allowed in Watch. */
+  since:
+    | Timestamp
+    | undefined;
+  /** Created strictly before this instant (exclusive). Not allowed in Watch. */
+  until: Timestamp | undefined;
+}
+
+export interface ListEventsRequest {
+  filter:
+    | EventFilter
+    | undefined;
+  /** 1 to 1000; 0 means 100. */
+  pageSize: number;
+  /** Opaque, from a previous response with the same filter and order; empty for the first page. */
+  pageToken: string;
+  order: SortOrder;
+}
+
+export interface ListEventsResponse {
+  events: Event[];
+  /** Empty when there is no further page. */
+  nextPageToken: string;
+}
+
+export interface ListDevicesRequest {
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListDevicesResponse {
+  devices: Device[];
+  nextPageToken: string;
+}
+
+export interface ListObjectsRequest {
+  deviceName: string;
+  domain: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListObjectsResponse {
+  objects: SourceObject[];
+  nextPageToken: string;
+}
+
+export interface ListEventTypesRequest {
+  domain: string;
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface ListEventTypesResponse {
+  eventTypes: EventType[];
+  nextPageToken: string;
+}
+
+export interface WatchRequest {
+  /** since/until must be empty: a watch follows commits, not a time range. */
+  filter:
+    | EventFilter
+    | undefined;
+  /** Kinds to receive; empty means all. */
+  kinds: WatchKind[];
+  /** Resume after this cursor (from a previous message); empty starts from now. */
+  afterCursor: string;
+}
+
+/** KeepAlive says the stream is alive; its cursor is where a resume would continue. */
+export interface KeepAlive {
+}
+
+export interface WatchResponse {
+  /** Opaque position of this message in commit order; pass it as after_cursor to resume after it. */
+  cursor: string;
+  kind: WatchKind;
+  event?: Event | undefined;
+  device?: Device | undefined;
+  object?: SourceObject | undefined;
+  eventType?: EventType | undefined;
+  keepAlive?: KeepAlive | undefined;
 }
 
 function createBaseSource(): Source {
@@ -1807,6 +1923,855 @@ export const GetEventTypeResponse: MessageFns<GetEventTypeResponse> = {
   },
 };
 
+function createBaseEventFilter(): EventFilter {
+  return { deviceName: "", object: "", domain: "", eventType: "", since: undefined, until: undefined };
+}
+
+export const EventFilter: MessageFns<EventFilter> = {
+  encode(message: EventFilter, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deviceName !== "") {
+      writer.uint32(10).string(message.deviceName);
+    }
+    if (message.object !== "") {
+      writer.uint32(18).string(message.object);
+    }
+    if (message.domain !== "") {
+      writer.uint32(26).string(message.domain);
+    }
+    if (message.eventType !== "") {
+      writer.uint32(34).string(message.eventType);
+    }
+    if (message.since !== undefined) {
+      Timestamp.encode(message.since, writer.uint32(42).fork()).join();
+    }
+    if (message.until !== undefined) {
+      Timestamp.encode(message.until, writer.uint32(50).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): EventFilter {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseEventFilter();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deviceName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.object = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.eventType = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.since = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.until = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListEventsRequest(): ListEventsRequest {
+  return { filter: undefined, pageSize: 0, pageToken: "", order: 0 };
+}
+
+export const ListEventsRequest: MessageFns<ListEventsRequest> = {
+  encode(message: ListEventsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.filter !== undefined) {
+      EventFilter.encode(message.filter, writer.uint32(10).fork()).join();
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    if (message.order !== 0) {
+      writer.uint32(32).int32(message.order);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.filter = EventFilter.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 32) {
+              break;
+            }
+
+            message.order = reader.int32() as any;
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListEventsResponse(): ListEventsResponse {
+  return { events: [], nextPageToken: "" };
+}
+
+export const ListEventsResponse: MessageFns<ListEventsResponse> = {
+  encode(message: ListEventsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.events) {
+      Event.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.events.push(Event.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListDevicesRequest(): ListDevicesRequest {
+  return { pageSize: 0, pageToken: "" };
+}
+
+export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
+  encode(message: ListDevicesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.pageSize !== 0) {
+      writer.uint32(8).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(18).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDevicesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDevicesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 8) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListDevicesResponse(): ListDevicesResponse {
+  return { devices: [], nextPageToken: "" };
+}
+
+export const ListDevicesResponse: MessageFns<ListDevicesResponse> = {
+  encode(message: ListDevicesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.devices) {
+      Device.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListDevicesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListDevicesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.devices.push(Device.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListObjectsRequest(): ListObjectsRequest {
+  return { deviceName: "", domain: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
+  encode(message: ListObjectsRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.deviceName !== "") {
+      writer.uint32(10).string(message.deviceName);
+    }
+    if (message.domain !== "") {
+      writer.uint32(18).string(message.domain);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(24).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(34).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListObjectsRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListObjectsRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.deviceName = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 24) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListObjectsResponse(): ListObjectsResponse {
+  return { objects: [], nextPageToken: "" };
+}
+
+export const ListObjectsResponse: MessageFns<ListObjectsResponse> = {
+  encode(message: ListObjectsResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.objects) {
+      SourceObject.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListObjectsResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListObjectsResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.objects.push(SourceObject.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListEventTypesRequest(): ListEventTypesRequest {
+  return { domain: "", pageSize: 0, pageToken: "" };
+}
+
+export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
+  encode(message: ListEventTypesRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.domain !== "") {
+      writer.uint32(10).string(message.domain);
+    }
+    if (message.pageSize !== 0) {
+      writer.uint32(16).int32(message.pageSize);
+    }
+    if (message.pageToken !== "") {
+      writer.uint32(26).string(message.pageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventTypesRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventTypesRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.domain = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.pageSize = reader.int32();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.pageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseListEventTypesResponse(): ListEventTypesResponse {
+  return { eventTypes: [], nextPageToken: "" };
+}
+
+export const ListEventTypesResponse: MessageFns<ListEventTypesResponse> = {
+  encode(message: ListEventTypesResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.eventTypes) {
+      EventType.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.nextPageToken !== "") {
+      writer.uint32(18).string(message.nextPageToken);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): ListEventTypesResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseListEventTypesResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.eventTypes.push(EventType.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.nextPageToken = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWatchRequest(): WatchRequest {
+  return { filter: undefined, kinds: [], afterCursor: "" };
+}
+
+export const WatchRequest: MessageFns<WatchRequest> = {
+  encode(message: WatchRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.filter !== undefined) {
+      EventFilter.encode(message.filter, writer.uint32(10).fork()).join();
+    }
+    if (message.kinds.length !== 0) {
+      writer.uint32(18).fork();
+      for (const v of message.kinds) {
+        writer.int32(v);
+      }
+      writer.join();
+    }
+    if (message.afterCursor !== "") {
+      writer.uint32(26).string(message.afterCursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.filter = EventFilter.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag === 16) {
+              message.kinds.push(reader.int32() as any);
+
+              continue;
+            }
+
+            if (tag === 18) {
+              const end2 = reader.uint32() + reader.pos;
+              while (reader.pos < end2) {
+                message.kinds.push(reader.int32() as any);
+              }
+
+              continue;
+            }
+
+            break;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.afterCursor = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseKeepAlive(): KeepAlive {
+  return {};
+}
+
+export const KeepAlive: MessageFns<KeepAlive> = {
+  encode(_: KeepAlive, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): KeepAlive {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseKeepAlive();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWatchResponse(): WatchResponse {
+  return {
+    cursor: "",
+    kind: 0,
+    event: undefined,
+    device: undefined,
+    object: undefined,
+    eventType: undefined,
+    keepAlive: undefined,
+  };
+}
+
+export const WatchResponse: MessageFns<WatchResponse> = {
+  encode(message: WatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.cursor !== "") {
+      writer.uint32(10).string(message.cursor);
+    }
+    if (message.kind !== 0) {
+      writer.uint32(16).int32(message.kind);
+    }
+    if (message.event !== undefined) {
+      Event.encode(message.event, writer.uint32(26).fork()).join();
+    }
+    if (message.device !== undefined) {
+      Device.encode(message.device, writer.uint32(34).fork()).join();
+    }
+    if (message.object !== undefined) {
+      SourceObject.encode(message.object, writer.uint32(42).fork()).join();
+    }
+    if (message.eventType !== undefined) {
+      EventType.encode(message.eventType, writer.uint32(50).fork()).join();
+    }
+    if (message.keepAlive !== undefined) {
+      KeepAlive.encode(message.keepAlive, writer.uint32(58).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.cursor = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 16) {
+              break;
+            }
+
+            message.kind = reader.int32() as any;
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.event = Event.decode(reader, reader.uint32());
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.device = Device.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.object = SourceObject.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.eventType = EventType.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.keepAlive = KeepAlive.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
 /**
  * RegistryService owns devices, objects, event types and events.
  * Writes are idempotent: a first sighting creates an entity once, later ones reuse it unchanged.
@@ -1880,6 +2845,73 @@ export const RegistryServiceService = {
       Buffer.from(GetEventTypeResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): GetEventTypeResponse => GetEventTypeResponse.decode(value),
   },
+  /**
+   * ListEvents pages through recorded events matching a filter, newest first unless asked otherwise.
+   * Keyset pagination on (created_at, id): paging on while events arrive never repeats or skips a row
+   * that existed when paging began.
+   */
+  listEvents: {
+    path: "/dynamic_events.registry.v1.RegistryService/ListEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListEventsRequest): Buffer => Buffer.from(ListEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListEventsRequest => ListEventsRequest.decode(value),
+    responseSerialize: (value: ListEventsResponse): Buffer => Buffer.from(ListEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListEventsResponse => ListEventsResponse.decode(value),
+  },
+  /** ListDevices pages through devices by name. */
+  listDevices: {
+    path: "/dynamic_events.registry.v1.RegistryService/ListDevices" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListDevicesRequest): Buffer => Buffer.from(ListDevicesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListDevicesRequest => ListDevicesRequest.decode(value),
+    responseSerialize: (value: ListDevicesResponse): Buffer => Buffer.from(ListDevicesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListDevicesResponse => ListDevicesResponse.decode(value),
+  },
+  /** ListObjects pages through objects by full identifier, optionally of one device or one domain. */
+  listObjects: {
+    path: "/dynamic_events.registry.v1.RegistryService/ListObjects" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListObjectsRequest): Buffer => Buffer.from(ListObjectsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListObjectsRequest => ListObjectsRequest.decode(value),
+    responseSerialize: (value: ListObjectsResponse): Buffer => Buffer.from(ListObjectsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListObjectsResponse => ListObjectsResponse.decode(value),
+  },
+  /** ListEventTypes pages through event types by domain and identifier, optionally of one domain. */
+  listEventTypes: {
+    path: "/dynamic_events.registry.v1.RegistryService/ListEventTypes" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: ListEventTypesRequest): Buffer =>
+      Buffer.from(ListEventTypesRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): ListEventTypesRequest => ListEventTypesRequest.decode(value),
+    responseSerialize: (value: ListEventTypesResponse): Buffer =>
+      Buffer.from(ListEventTypesResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): ListEventTypesResponse => ListEventTypesResponse.decode(value),
+  },
+  /**
+   * Watch streams what commits from now on, or after a cursor. Resuming from a cursor yields every
+   * later change exactly once, in one order every replica agrees on: the order in which the writes
+   * finished, which puts every commit after the commits it depended on (an event after the
+   * device.created, object.created and event_type.created it refers to) and a commit that started
+   * after another one committed after it. The stream starts with a keep_alive carrying the cursor
+   * it starts from and sends another at least every 10 s while nothing matches. A cursor older
+   * than the retained commit log ends the stream with FAILED_PRECONDITION (list what was missed,
+   * then watch from now); a malformed or foreign cursor is INVALID_ARGUMENT naming after_cursor; a
+   * watcher that does not read for WATCH_MAX_STALL ends with RESOURCE_EXHAUSTED (resume from the
+   * last cursor received); shutdown ends it with UNAVAILABLE (resume on another replica).
+   */
+  watch: {
+    path: "/dynamic_events.registry.v1.RegistryService/Watch" as const,
+    requestStream: false as const,
+    responseStream: true as const,
+    requestSerialize: (value: WatchRequest): Buffer => Buffer.from(WatchRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): WatchRequest => WatchRequest.decode(value),
+    responseSerialize: (value: WatchResponse): Buffer => Buffer.from(WatchResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): WatchResponse => WatchResponse.decode(value),
+  },
 } as const;
 
 export interface RegistryServiceServer extends UntypedServiceImplementation {
@@ -1900,6 +2932,31 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
   getObject: handleUnaryCall<GetObjectRequest, GetObjectResponse>;
   /** GetEventType returns an event type by domain and identifier. */
   getEventType: handleUnaryCall<GetEventTypeRequest, GetEventTypeResponse>;
+  /**
+   * ListEvents pages through recorded events matching a filter, newest first unless asked otherwise.
+   * Keyset pagination on (created_at, id): paging on while events arrive never repeats or skips a row
+   * that existed when paging began.
+   */
+  listEvents: handleUnaryCall<ListEventsRequest, ListEventsResponse>;
+  /** ListDevices pages through devices by name. */
+  listDevices: handleUnaryCall<ListDevicesRequest, ListDevicesResponse>;
+  /** ListObjects pages through objects by full identifier, optionally of one device or one domain. */
+  listObjects: handleUnaryCall<ListObjectsRequest, ListObjectsResponse>;
+  /** ListEventTypes pages through event types by domain and identifier, optionally of one domain. */
+  listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
+  /**
+   * Watch streams what commits from now on, or after a cursor. Resuming from a cursor yields every
+   * later change exactly once, in one order every replica agrees on: the order in which the writes
+   * finished, which puts every commit after the commits it depended on (an event after the
+   * device.created, object.created and event_type.created it refers to) and a commit that started
+   * after another one committed after it. The stream starts with a keep_alive carrying the cursor
+   * it starts from and sends another at least every 10 s while nothing matches. A cursor older
+   * than the retained commit log ends the stream with FAILED_PRECONDITION (list what was missed,
+   * then watch from now); a malformed or foreign cursor is INVALID_ARGUMENT naming after_cursor; a
+   * watcher that does not read for WATCH_MAX_STALL ends with RESOURCE_EXHAUSTED (resume from the
+   * last cursor received); shutdown ends it with UNAVAILABLE (resume on another replica).
+   */
+  watch: handleServerStreamingCall<WatchRequest, WatchResponse>;
 }
 
 export interface RegistryServiceClient extends Client {
@@ -2004,6 +3061,92 @@ export interface RegistryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: GetEventTypeResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * ListEvents pages through recorded events matching a filter, newest first unless asked otherwise.
+   * Keyset pagination on (created_at, id): paging on while events arrive never repeats or skips a row
+   * that existed when paging began.
+   */
+  listEvents(
+    request: ListEventsRequest,
+    callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  listEvents(
+    request: ListEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  listEvents(
+    request: ListEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListEventsResponse) => void,
+  ): ClientUnaryCall;
+  /** ListDevices pages through devices by name. */
+  listDevices(
+    request: ListDevicesRequest,
+    callback: (error: ServiceError | null, response: ListDevicesResponse) => void,
+  ): ClientUnaryCall;
+  listDevices(
+    request: ListDevicesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListDevicesResponse) => void,
+  ): ClientUnaryCall;
+  listDevices(
+    request: ListDevicesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListDevicesResponse) => void,
+  ): ClientUnaryCall;
+  /** ListObjects pages through objects by full identifier, optionally of one device or one domain. */
+  listObjects(
+    request: ListObjectsRequest,
+    callback: (error: ServiceError | null, response: ListObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listObjects(
+    request: ListObjectsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListObjectsResponse) => void,
+  ): ClientUnaryCall;
+  listObjects(
+    request: ListObjectsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListObjectsResponse) => void,
+  ): ClientUnaryCall;
+  /** ListEventTypes pages through event types by domain and identifier, optionally of one domain. */
+  listEventTypes(
+    request: ListEventTypesRequest,
+    callback: (error: ServiceError | null, response: ListEventTypesResponse) => void,
+  ): ClientUnaryCall;
+  listEventTypes(
+    request: ListEventTypesRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: ListEventTypesResponse) => void,
+  ): ClientUnaryCall;
+  listEventTypes(
+    request: ListEventTypesRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: ListEventTypesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Watch streams what commits from now on, or after a cursor. Resuming from a cursor yields every
+   * later change exactly once, in one order every replica agrees on: the order in which the writes
+   * finished, which puts every commit after the commits it depended on (an event after the
+   * device.created, object.created and event_type.created it refers to) and a commit that started
+   * after another one committed after it. The stream starts with a keep_alive carrying the cursor
+   * it starts from and sends another at least every 10 s while nothing matches. A cursor older
+   * than the retained commit log ends the stream with FAILED_PRECONDITION (list what was missed,
+   * then watch from now); a malformed or foreign cursor is INVALID_ARGUMENT naming after_cursor; a
+   * watcher that does not read for WATCH_MAX_STALL ends with RESOURCE_EXHAUSTED (resume from the
+   * last cursor received); shutdown ends it with UNAVAILABLE (resume on another replica).
+   */
+  watch(request: WatchRequest, options?: Partial<CallOptions>): ClientReadableStream<WatchResponse>;
+  watch(
+    request: WatchRequest,
+    metadata?: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientReadableStream<WatchResponse>;
 }
 
 export const RegistryServiceClient = makeGenericClientConstructor(
