@@ -9,6 +9,7 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
+import { AppError } from './app-error.js';
 import { requestIdFrom, type CallContext } from './call-context.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
 import { toStatusObject } from './grpc-errors.js';
@@ -36,18 +37,37 @@ function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStrea
   return { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
 }
 
-/** Resolves when the stream can take more data, or when the caller went away (no drain will come). */
-function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal): Promise<void> {
+/**
+ * Resolves when the stream can take more data, or when the caller went away (no drain will come);
+ * rejects with RESOURCE_EXHAUSTED when no drain came within `maxStallMs`.
+ */
+function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal, maxStallMs: number | undefined): Promise<void> {
   if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
+  return new Promise((resolve, reject) => {
+    const stalled = () => {
+      done();
+      const seconds = Math.round((maxStallMs ?? 0) / 1000);
+      reject(new AppError('RESOURCE_EXHAUSTED', `the client read nothing for ${seconds} s: resume from the last message received`, { rule: 'stalled' }));
+    };
+    const timer = maxStallMs === undefined ? undefined : setTimeout(stalled, maxStallMs);
     const done = () => {
-      call.off('drain', done);
-      signal.removeEventListener('abort', done);
+      clearTimeout(timer);
+      call.off('drain', finished);
+      signal.removeEventListener('abort', finished);
+    };
+    const finished = () => {
+      done();
       resolve();
     };
-    call.once('drain', done);
-    signal.addEventListener('abort', done, { once: true });
+    call.once('drain', finished);
+    signal.addEventListener('abort', finished, { once: true });
   });
+}
+
+/** Settings of the adapted handlers. */
+export interface HandlerOptions {
+  /** A server stream whose client takes nothing for this long ends with RESOURCE_EXHAUSTED; omitted: no limit. */
+  maxStreamStallMs?: number;
 }
 
 function unary(logger: Logger, service: string, method: string, handler: Handler): handleUnaryCall<unknown, unknown> {
@@ -72,7 +92,7 @@ function unary(logger: Logger, service: string, method: string, handler: Handler
   };
 }
 
-function serverStreaming(logger: Logger, service: string, method: string, handler: Handler): handleServerStreamingCall<unknown, unknown> {
+function serverStreaming(logger: Logger, service: string, method: string, handler: Handler, options: HandlerOptions): handleServerStreamingCall<unknown, unknown> {
   return (call) => {
     const ctx = contextOf(call);
     const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: ctx.requestId };
@@ -82,7 +102,7 @@ function serverStreaming(logger: Logger, service: string, method: string, handle
         for await (const message of handler(call.request, ctx) as AsyncIterable<unknown>) {
           if (ctx.signal.aborted) return;
           // Respect back-pressure so a slow reader does not make us buffer a whole file.
-          if (!call.write(message)) await drainedOrAborted(call, ctx.signal);
+          if (!call.write(message)) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
         }
         logCall(logger, entry, undefined);
         call.end();
@@ -100,14 +120,20 @@ function serverStreaming(logger: Logger, service: string, method: string, handle
  * cancellation), its request's strings are checked as UTF-8, failures become safe statuses and
  * every call is logged once.
  */
-export function adaptHandlers(logger: Logger, service: string, definition: ServiceDefinition, impl: Record<string, unknown>): UntypedServiceImplementation {
+export function adaptHandlers(
+  logger: Logger,
+  service: string,
+  definition: ServiceDefinition,
+  impl: Record<string, unknown>,
+  options: HandlerOptions = {},
+): UntypedServiceImplementation {
   const handlers: UntypedServiceImplementation = {};
   for (const [name, method] of Object.entries(definition) as Array<[string, MethodDefinition<unknown, unknown>]>) {
     const handler = impl[name];
     if (typeof handler !== 'function') throw new Error(`${service}: no handler for ${name}`);
     const methodName = method.path.split('/').pop() ?? name;
     handlers[name] = method.responseStream
-      ? serverStreaming(logger, service, methodName, handler as Handler)
+      ? serverStreaming(logger, service, methodName, handler as Handler, options)
       : unary(logger, service, methodName, handler as Handler);
   }
   return handlers;

@@ -26,6 +26,11 @@ export interface GrpcServerOptions {
   metricsRegistry?: Registry;
   /** Defaults to MAX_CONNECTION_AGE_MS; tests shorten it. */
   maxConnectionAgeMs?: number;
+  /**
+   * A server stream whose client takes nothing for this long ends with RESOURCE_EXHAUSTED, so a
+   * reader that stopped reading costs neither memory nor a stream forever; omitted: no limit.
+   */
+  maxStreamStallMs?: number;
 }
 
 /** A grpc-js server with health checking, error mapping, request ids and graceful shutdown. */
@@ -66,7 +71,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     server,
     addService(definition, impl) {
       const name = serviceNameOf(definition);
-      server.addService(withStrictUtf8(definition), adaptHandlers(logger, name, definition, impl as Record<string, unknown>));
+      server.addService(withStrictUtf8(definition), adaptHandlers(logger, name, definition, impl as Record<string, unknown>, { maxStreamStallMs: options.maxStreamStallMs }));
       health.add(name);
     },
     listen(address) {

@@ -41,6 +41,20 @@ export interface Config {
   migrations: 'auto' | 'skip';
   /** How long an Idempotency-Key is honoured before the background purge may delete it. */
   idempotencyKeyTtlSeconds: number;
+  /** EVENT_RETENTION: events older than this are deleted in the background; undefined keeps them all. */
+  eventRetentionSeconds: number | undefined;
+  /** WATCH_RETENTION: how long the watch history is kept (how old a cursor may be to resume). */
+  watchRetentionSeconds: number;
+}
+
+/** A duration such as `30d`, `12h`, `90m` or `3600s`. */
+const DURATION = '^[1-9][0-9]{0,8}[smhd]$';
+const DURATION_HINT = 'must be a duration such as 30d, 12h, 90m or 3600s';
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Seconds of a DURATION value. */
+export function durationSeconds(value: string): number {
+  return Number(value.slice(0, -1)) * (UNIT_SECONDS[value.slice(-1)] ?? Number.NaN);
 }
 
 /** Every variable the registry reads, in the order the README lists them. */
@@ -87,6 +101,18 @@ export const REGISTRY_ENV = defineEnv({
     description:
       'How long an `Idempotency-Key` is honoured (60 s to one year). A background purge (every minute, in batches of 1,000, on every replica) then deletes it.',
   }),
+  EVENT_RETENTION: text({
+    pattern: DURATION,
+    hint: DURATION_HINT,
+    defaultText: 'unset',
+    description: 'Events older than this (`30d`, `12h`, `90m`, `3600s`) are deleted in the background; unset keeps everything. See [Retention](#retention).',
+  }),
+  WATCH_RETENTION: text({
+    pattern: DURATION,
+    hint: DURATION_HINT,
+    default: '1d',
+    description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
+  }),
   SHUTDOWN_TIMEOUT_MS,
   DRAIN_DELAY_MS,
   METRICS_PORT: metricsPort(9465),
@@ -114,5 +140,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
     writeQueueMaxEvents: v.WRITE_QUEUE_MAX_EVENTS,
     migrations: v.MIGRATIONS,
     idempotencyKeyTtlSeconds: v.IDEMPOTENCY_KEY_TTL_SECONDS,
+    eventRetentionSeconds: v.EVENT_RETENTION === undefined ? undefined : durationSeconds(v.EVENT_RETENTION),
+    watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
   });
 }

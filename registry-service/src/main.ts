@@ -53,7 +53,7 @@ runMain(logger, async () => {
     closers.push({ name: 'metrics server', close: () => metricsServer.close() });
     const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
     const metrics = createMetrics(metricsServer.registry);
-    const { grpc, health, purger } = createServer({
+    const { grpc, health, purger, watching, retention } = createServer({
       logger,
       pool,
       healthPool,
@@ -64,13 +64,24 @@ runMain(logger, async () => {
       writeConcurrency: config.writeConcurrency,
       writeQueueMaxEvents: config.writeQueueMaxEvents,
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
+      eventRetentionSeconds: config.eventRetentionSeconds,
+      watchRetentionSeconds: config.watchRetentionSeconds,
     });
-    closers.push({ name: 'gRPC server', close: () => grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs) });
+    // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.
+    closers.push({
+      name: 'gRPC server',
+      close: async () => {
+        await watching.close();
+        await grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs);
+      },
+    });
     const port = await grpc.listen(hostPort(config.grpcHost, config.grpcPort));
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
     closers.push({ name: 'idempotency key purge', close: async () => purger.stop() });
     purger.start();
+    closers.push({ name: 'retention', close: async () => retention.stop() });
+    retention.start();
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',

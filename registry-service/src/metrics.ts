@@ -1,4 +1,4 @@
-import { Counter, Histogram, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The registry's domain metrics, registered on the Registry its metrics server exposes (gRPC metrics come from the shared interceptor). */
 export interface Metrics {
@@ -12,6 +12,12 @@ export interface Metrics {
   idempotencyKeys: Counter<'outcome'>;
   /** Expired keys the background purge deleted. */
   idempotencyKeysPurged: Counter;
+  /** Rows removed by retention, by table: events (EVENT_RETENTION), commit_log (WATCH_RETENTION). */
+  retentionRowsDeleted: Counter<'table'>;
+  /** Open Watch streams on this replica. */
+  watchStreams: Gauge;
+  /** How long the oldest commit not yet readable by watchers has waited for older transactions to end. */
+  watchHorizonLagSeconds: Gauge;
 }
 
 export function createMetrics(registry: Registry): Metrics {
@@ -48,6 +54,22 @@ export function createMetrics(registry: Registry): Metrics {
     idempotencyKeysPurged: new Counter({
       name: 'registry_idempotency_keys_purged_total',
       help: 'Expired Idempotency-Keys deleted by the background purge',
+      registers: [registry],
+    }),
+    retentionRowsDeleted: new Counter({
+      name: 'registry_retention_deleted_rows_total',
+      help: 'Rows removed by retention, by table: events (EVENT_RETENTION) and commit_log (WATCH_RETENTION, the watch history)',
+      labelNames: ['table'],
+      registers: [registry],
+    }),
+    watchStreams: new Gauge({
+      name: 'registry_watch_streams',
+      help: 'Open Watch streams on this replica',
+      registers: [registry],
+    }),
+    watchHorizonLagSeconds: new Gauge({
+      name: 'registry_watch_horizon_lag_seconds',
+      help: 'How long the newest commits have waited to become readable by watchers because older transactions in the database are still running (0 normally; grows with a long-running transaction)',
       registers: [registry],
     }),
   };

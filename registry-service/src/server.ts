@@ -5,7 +5,10 @@ import type { Registry } from 'prom-client';
 import { createIdempotentRecorder } from './domain/idempotency.js';
 import { createKeyPurger, type KeyPurger } from './domain/idempotency-purge.js';
 import { createKnownEntities } from './domain/known-entities.js';
+import { createLister } from './domain/lists.js';
 import { createReader } from './domain/reads.js';
+import { createRetention, type Retention } from './domain/retention.js';
+import { createWatching, type Watching } from './domain/watching.js';
 import { createEventRecorder } from './domain/record-events.js';
 import { createWriteEvents } from './domain/write-events.js';
 import { createDatabaseHealth, type DatabaseHealth } from './health.js';
@@ -36,6 +39,16 @@ export interface ServerDeps {
    * not read as "database down" (defaults to `pool`).
    */
   healthPool?: pg.Pool;
+  /** A watch sends a keep-alive after this long without a message (default 10 s). */
+  watchKeepAliveMs?: number;
+  /** Polls the commit horizon at least this often while someone watches (default 500 ms; NOTIFY wakes it sooner). */
+  watchFallbackPollMs?: number;
+  /** A watcher whose client reads nothing for this long is ended with RESOURCE_EXHAUSTED (default 30 s). */
+  watchMaxStallMs?: number;
+  /** EVENT_RETENTION in seconds; undefined keeps every event. */
+  eventRetentionSeconds?: number;
+  /** WATCH_RETENTION in seconds (default 7 days). */
+  watchRetentionSeconds?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -47,6 +60,10 @@ export interface RegistryServer {
   health: DatabaseHealth;
   /** Deletes expired Idempotency-Keys in the background; start it once the server listens. */
   purger: KeyPurger;
+  /** Watch streams; close at shutdown so open watches end and their clients move to another replica. */
+  watching: Watching;
+  /** EVENT_RETENTION and WATCH_RETENTION in the background; start it once the server listens. */
+  retention: Retention;
 }
 
 /** Wires the registry: handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
@@ -58,9 +75,11 @@ export function createServer(deps: ServerDeps): RegistryServer {
     metricsRegistry: deps.metricsRegistry,
     maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
     maxSendMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
+    maxStreamStallMs: deps.watchMaxStallMs ?? 30_000,
   });
+  const watching = createWatching({ pool, logger, metrics, keepAliveMs: deps.watchKeepAliveMs ?? 10_000, fallbackPollMs: deps.watchFallbackPollMs });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
-  const write = createWriteEvents({ pool, locks, known: createKnownEntities(), metrics });
+  const write = createWriteEvents({ pool, locks, known: createKnownEntities(), metrics, onCommit: watching.committed });
   const groupCommit = createEventRecorder(write, {
     maxConcurrentWrites: deps.writeConcurrency,
     maxBatchEvents: LIMITS.batchMaxEvents,
@@ -68,7 +87,10 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
   const recorder = createIdempotentRecorder(groupCommit, { pool, metrics });
-  grpc.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, createRegistryHandlers({ recorder, reader: createReader(pool), logger }));
+  grpc.addService<registry.RegistryServiceServer>(
+    registry.RegistryServiceService,
+    createRegistryHandlers({ recorder, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
+  );
   addReflection(grpc.server, REGISTRY_PROTO);
   const health = createDatabaseHealth({
     pool: deps.healthPool ?? pool,
@@ -77,5 +99,13 @@ export function createServer(deps: ServerDeps): RegistryServer {
     onChange: (serving) => grpc.setServing(serving),
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
-  return { grpc, health, purger };
+  const retention = createRetention({
+    pool,
+    logger,
+    metrics,
+    horizon: watching.horizon,
+    eventRetentionSeconds: deps.eventRetentionSeconds,
+    watchRetentionSeconds: deps.watchRetentionSeconds ?? 7 * 86_400,
+  });
+  return { grpc, health, purger, watching, retention };
 }

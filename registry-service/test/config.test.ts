@@ -21,6 +21,8 @@ describe('loadConfig', () => {
       writeQueueMaxEvents: 50_000,
       migrations: 'auto',
       idempotencyKeyTtlSeconds: 86_400,
+      eventRetentionSeconds: undefined,
+      watchRetentionSeconds: 7 * 86_400,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
@@ -41,8 +43,11 @@ describe('loadConfig', () => {
       METRICS_HOST: '127.0.0.1',
       METRICS_PORT: '9100',
       IDEMPOTENCY_KEY_TTL_SECONDS: '3600',
+      EVENT_RETENTION: '30d',
+      WATCH_RETENTION: '90m',
       UNRELATED: 'ignored',
     });
+    expect(config).toMatchObject({ eventRetentionSeconds: 30 * 86_400, watchRetentionSeconds: 90 * 60 });
     expect(config).toMatchObject({ logLevel: 'debug', grpcPort: 6000, databaseUrl: 'postgresql://u:p@db:5432/x', redisUrl: undefined, lockWaitMs: 0, migrations: 'skip' });
     expect(config).toMatchObject({ drainDelayMs: 5000, metricsHost: '127.0.0.1', metricsPort: 9100, idempotencyKeyTtlSeconds: 3600 });
   });
@@ -55,11 +60,12 @@ describe('loadConfig', () => {
   it('names every bad variable in one error and never echoes URLs', () => {
     let message = '';
     try {
-      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon', IDEMPOTENCY_KEY_TTL_SECONDS: '59' });
+      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon', IDEMPOTENCY_KEY_TTL_SECONDS: '59', EVENT_RETENTION: '30 days', WATCH_RETENTION: '0d' });
     } catch (err) {
       message = (err as Error).message;
     }
-    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS', 'METRICS_PORT', 'DRAIN_DELAY_MS', 'IDEMPOTENCY_KEY_TTL_SECONDS']) expect(message).toContain(name);
+    for (const name of ['REGISTRY_GRPC_PORT', 'DATABASE_POOL_SIZE', 'LOCK_TTL_MS', 'REDIS_URL', 'MIGRATIONS', 'METRICS_PORT', 'DRAIN_DELAY_MS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION']) expect(message).toContain(name);
+    expect(message).toContain('a duration such as 30d, 12h, 90m');
     expect(message).toContain('auto, skip');
     expect(message).not.toContain('secret');
   });

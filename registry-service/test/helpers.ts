@@ -38,6 +38,14 @@ export interface StartOptions {
   writeQueueMaxEvents?: number;
   /** IDEMPOTENCY_KEY_TTL_SECONDS (default 86,400). */
   idempotencyKeyTtlSeconds?: number;
+  /** Watch keep-alive interval (default 10 s). */
+  watchKeepAliveMs?: number;
+  /** Watch stall limit (default 30 s). */
+  watchMaxStallMs?: number;
+  /** EVENT_RETENTION in seconds (default: keep everything). */
+  eventRetentionSeconds?: number;
+  /** WATCH_RETENTION in seconds (default 7 days). */
+  watchRetentionSeconds?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -56,6 +64,10 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     writeConcurrency: options.writeConcurrency ?? 4,
     writeQueueMaxEvents: options.writeQueueMaxEvents ?? 50_000,
     idempotencyKeyTtlSeconds: options.idempotencyKeyTtlSeconds ?? 86_400,
+    watchKeepAliveMs: options.watchKeepAliveMs,
+    watchMaxStallMs: options.watchMaxStallMs,
+    eventRetentionSeconds: options.eventRetentionSeconds,
+    watchRetentionSeconds: options.watchRetentionSeconds,
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();
@@ -72,6 +84,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     async close() {
       client.close();
       server.health.stop();
+      await server.watching.close();
       await server.grpc.shutdown(2000);
       await locker.close();
       await pool.end();
@@ -134,6 +147,14 @@ export function registryApi(client: registry.RegistryServiceClient) {
     getDevice: (deviceName: string) => callUnary(client.getDevice.bind(client), { deviceName }, settings),
     getObject: (id: string) => callUnary(client.getObject.bind(client), { id }, settings),
     getEventType: (domain: string, eventType: string) => callUnary(client.getEventType.bind(client), { domain, eventType }, settings),
+    listEvents: (request: Partial<registry.ListEventsRequest>) =>
+      callUnary(client.listEvents.bind(client), { filter: undefined, pageSize: 0, pageToken: '', order: 0, ...request }, settings),
+    listDevices: (request: Partial<registry.ListDevicesRequest>) =>
+      callUnary(client.listDevices.bind(client), { pageSize: 0, pageToken: '', ...request }, settings),
+    listObjects: (request: Partial<registry.ListObjectsRequest>) =>
+      callUnary(client.listObjects.bind(client), { deviceName: '', domain: '', pageSize: 0, pageToken: '', ...request }, settings),
+    listEventTypes: (request: Partial<registry.ListEventTypesRequest>) =>
+      callUnary(client.listEventTypes.bind(client), { domain: '', pageSize: 0, pageToken: '', ...request }, settings),
   };
 }
 export type RegistryApi = ReturnType<typeof registryApi>;

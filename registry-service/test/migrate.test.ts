@@ -49,10 +49,26 @@ describe.skipIf(!up)('migrations', () => {
   it('applies every migration to a fresh database, then nothing the second time', async () => {
     const pool = poolFor((await fresh()).url);
     expect(expected[0]).toBe(1);
-    expect(await pendingMigrations(pool)).toEqual(['0001_init.sql', '0002_object_identity.sql', '0003_idempotency_keys.sql']);
+    expect(await pendingMigrations(pool)).toEqual([
+      '0001_init.sql',
+      '0002_object_identity.sql',
+      '0003_idempotency_keys.sql',
+      '0004_watch_commit_log.sql',
+      '0005_list_indexes.sql',
+    ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
-    expect(await tables(pool)).toEqual(['devices', 'event_types', 'events', 'idempotency_keys', 'objects', 'schema_migrations']);
+    expect(await tables(pool)).toEqual(['commit_log', 'commit_log_state', 'devices', 'event_types', 'events', 'idempotency_keys', 'objects', 'schema_migrations']);
+    // 0005 builds its indexes CONCURRENTLY, outside a transaction: all there and valid.
+    const { rows: indexes } = await pool.query<{ name: string; valid: boolean }>(
+      `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+       WHERE c.relname IN ('events_created_at_id_idx', 'events_domain_created_at_idx', 'objects_object_domain_id_idx') ORDER BY 1`,
+    );
+    expect(indexes).toEqual([
+      { name: 'events_created_at_id_idx', valid: true },
+      { name: 'events_domain_created_at_idx', valid: true },
+      { name: 'objects_object_domain_id_idx', valid: true },
+    ]);
     expect(await runMigrations(pool, silent)).toEqual([]);
     const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(expected);
@@ -91,5 +107,29 @@ describe.skipIf(!up)('migrations', () => {
     await writeFile(join(dir, '0002_bad.sql'), 'CREATE TABLE b (x int); SELECT no_such_function();');
     await expect(runMigrations(pool, silent, pathToFileURL(`${dir}/`))).rejects.toThrow(/0002_bad\.sql failed/);
     expect(await tables(pool)).toEqual(['a', 'schema_migrations']);
+  });
+
+  it('runs a no-transaction migration statement by statement, and again after an interruption (no invalid index left)', async () => {
+    const pool = poolFor((await fresh()).url);
+    const dir = await scratchDir();
+    await writeFile(join(dir, '0001_t.sql'), 'CREATE TABLE t (x int); INSERT INTO t VALUES (1), (1);');
+    // Fails on a duplicate after the first index was built: the file is not recorded, the build is kept.
+    const body = ['-- migrate: no-transaction', 'DROP INDEX CONCURRENTLY IF EXISTS t_x_idx;', 'CREATE INDEX CONCURRENTLY t_x_idx ON t (x);'];
+    await writeFile(join(dir, '0002_idx.sql'), [...body, 'CREATE UNIQUE INDEX CONCURRENTLY t_u_idx ON t (x);', ''].join('\n'));
+    const dirUrl = pathToFileURL(`${dir}/`);
+    await expect(runMigrations(pool, silent, dirUrl)).rejects.toThrow(/0002_idx\.sql failed/);
+    const invalid = await pool.query(`SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname = 't_u_idx' AND NOT i.indisvalid`);
+    expect(invalid.rowCount).toBe(1);
+    // Fixed (the unique index dropped first, as shipped files do), it applies and leaves valid indexes only.
+    await pool.query('DELETE FROM t WHERE ctid <> (SELECT min(ctid) FROM t)');
+    await writeFile(join(dir, '0002_idx.sql'), [...body, 'DROP INDEX CONCURRENTLY IF EXISTS t_u_idx;', 'CREATE UNIQUE INDEX CONCURRENTLY t_u_idx ON t (x);', ''].join('\n'));
+    expect(await runMigrations(pool, silent, dirUrl)).toEqual([2]);
+    const { rows } = await pool.query<{ name: string; valid: boolean }>(
+      `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid WHERE c.relname LIKE 't\\_%' ORDER BY 1`,
+    );
+    expect(rows).toEqual([
+      { name: 't_u_idx', valid: true },
+      { name: 't_x_idx', valid: true },
+    ]);
   });
 });

@@ -23,7 +23,8 @@ export async function loadMigrations(dir: URL = MIGRATIONS_DIR): Promise<Migrati
     const match = FILE_NAME.exec(file);
     if (!match) continue;
     const sql = await readFile(new URL(file, dir), 'utf8');
-    migrations.push({ version: Number(match[1]), name: file, sql, checksum: createHash('sha256').update(sql).digest('hex') });
+    const noTransaction = /^-- migrate: no-transaction\s*$/m.test(sql.split('\n', 1)[0] ?? '');
+    migrations.push({ version: Number(match[1]), name: file, sql, checksum: createHash('sha256').update(sql).digest('hex'), noTransaction });
   }
   migrations.sort((a, b) => a.version - b.version);
   for (let i = 1; i < migrations.length; i++) {

@@ -16,6 +16,8 @@ export interface WriterDeps {
   locks: EntityLocks;
   known: KnownEntities;
   metrics: Metrics;
+  /** Runs after each statement committed (wakes watchers). */
+  onCommit?: () => void;
 }
 
 /**
@@ -60,7 +62,7 @@ async function explainIdentityConflict(pool: pg.Pool, events: NewEvent[], err: u
 }
 
 export function createWriteEvents(deps: WriterDeps): WriteEvents {
-  const { pool, locks, known, metrics } = deps;
+  const { pool, locks, known, metrics, onCommit } = deps;
 
   return async (events) => {
     if (events.length === 0) return [];
@@ -86,6 +88,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     const stored = await locks(unknown, () =>
       insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows, keys }),
     ).catch((err: unknown) => explainIdentityConflict(pool, events, err));
+    onCommit?.();
     for (const key of plan.lockKeys) known.add(key);
     metrics.eventsRecorded.inc(events.length);
     const ensured = (kind: string, named: number, created: number) => {

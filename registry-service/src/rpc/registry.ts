@@ -1,19 +1,25 @@
-import { AppError, invalidArgument, registry, timestampFromMicros, toItemStatus, type AsyncServiceImpl, type ItemResult, type Logger } from '@dynamic-events/proto';
+import { AppError, invalidArgument, registry, toItemStatus, type AsyncServiceImpl, type ItemResult, type Logger } from '@dynamic-events/proto';
+import type { Lister } from '../domain/lists.js';
 import type { Reader } from '../domain/reads.js';
 import type { EventRecorder } from '../domain/record-events.js';
-import type { DeviceRecord, EventDraft, EventRecord, EventTypeRecord, NewEvent, ObjectRecord, Outcome, RecordedEvent } from '../domain/types.js';
+import type { EventDraft, NewEvent, RecordedEvent } from '../domain/types.js';
 import { validateBatchSize, validateEvent } from '../domain/validate-event.js';
+import type { Watch } from '../domain/watch.js';
+import { isNewestFirst, toChangeKinds, toEventFilter } from './from-proto.js';
+import { toDevice, toEvent, toEventType, toObject, toRecorded, toWatchResponse } from './to-proto.js';
 
 export interface RegistryHandlerDeps {
   recorder: EventRecorder;
   reader: Reader;
+  lister: Lister;
+  watch: Watch;
   logger: Logger;
 }
 
 
 /** RegistryService handlers: the only place that maps protobuf messages to domain types and back. */
 export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceImpl<registry.RegistryServiceServer> {
-  const { recorder, reader, logger } = deps;
+  const { recorder, reader, lister, watch, logger } = deps;
   return {
     async recordEvent(request) {
       if (!request.event) throw invalidArgument('event', 'required', 'event is required');
@@ -49,6 +55,28 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
     },
     async getEventType(request) {
       return { eventType: toEventType(await reader.getEventType(request.domain, request.eventType)) };
+    },
+    async listEvents(request) {
+      const { pageSize, pageToken } = request;
+      const newestFirst = isNewestFirst(request.order);
+      const page = await lister.listEvents({ filter: toEventFilter(request.filter), pageSize, pageToken, newestFirst });
+      return { events: page.items.map(toEvent), nextPageToken: page.nextPageToken ?? '' };
+    },
+    async listDevices(request) {
+      const page = await lister.listDevices(request);
+      return { devices: page.items.map(toDevice), nextPageToken: page.nextPageToken ?? '' };
+    },
+    async listObjects(request) {
+      const page = await lister.listObjects(request);
+      return { objects: page.items.map(toObject), nextPageToken: page.nextPageToken ?? '' };
+    },
+    async listEventTypes(request) {
+      const page = await lister.listEventTypes(request);
+      return { eventTypes: page.items.map(toEventType), nextPageToken: page.nextPageToken ?? '' };
+    },
+    async *watch(request, ctx) {
+      const input = { filter: toEventFilter(request.filter), kinds: toChangeKinds(request.kinds), afterCursor: request.afterCursor };
+      for await (const message of watch(input, ctx.signal)) yield toWatchResponse(message);
     },
   };
 }
@@ -87,62 +115,5 @@ function toDraft(event: registry.NewEvent): EventDraft {
     videoClips: event.videoClips,
     // Unscoped until tokens exist (issue 9): then the caller's scope goes here, the schema is ready.
     idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: '', key: event.idempotencyKey, requestHash: event.requestHash },
-  };
-}
-
-function toEvent(event: EventRecord): registry.Event {
-  return {
-    id: event.id,
-    domain: event.domain,
-    eventType: event.eventType,
-    rels: event.rels,
-    images: event.images,
-    videoClips: event.videoClips,
-    additionalProperties: event.properties.map(({ key, value }) => ({ key, value })),
-    createdAt: timestampFromMicros(event.createdAtMicros),
-    updatedAt: timestampFromMicros(event.updatedAtMicros),
-    deviceName: event.deviceName,
-    objectId: event.objectId,
-  };
-}
-
-function toOutcome(outcome: Outcome): registry.Outcome {
-  return { ...outcome };
-}
-
-function toRecorded(recorded: RecordedEvent): registry.RecordEventResponse {
-  return { event: toEvent(recorded.event), outcome: toOutcome(recorded.outcome) };
-}
-
-function toDevice(device: DeviceRecord): registry.Device {
-  return {
-    deviceName: device.deviceName,
-    kind: device.kind,
-    createdAt: timestampFromMicros(device.createdAtMicros),
-    updatedAt: timestampFromMicros(device.updatedAtMicros),
-  };
-}
-
-function toObject(object: ObjectRecord): registry.SourceObject {
-  return {
-    id: object.id,
-    objectId: object.objectId,
-    objectDomain: object.objectDomain,
-    objectName: object.objectName,
-    objectType: object.objectType,
-    deviceName: object.deviceName,
-    createdAt: timestampFromMicros(object.createdAtMicros),
-    updatedAt: timestampFromMicros(object.updatedAtMicros),
-  };
-}
-
-function toEventType(type: EventTypeRecord): registry.EventType {
-  return {
-    domain: type.domain,
-    eventType: type.eventType,
-    displayName: type.displayName,
-    displayDescription: type.displayDescription,
-    createdAt: timestampFromMicros(type.createdAtMicros),
-    updatedAt: timestampFromMicros(type.updatedAtMicros),
   };
 }

@@ -2,21 +2,27 @@ import type { DeviceRecord } from '../../domain/types.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 
-interface DeviceRow {
+export interface DeviceRow {
   device_name: string;
   kind: string;
   created_us: string;
   updated_us: string;
 }
 
+/** The columns every device query selects, as DeviceRow. */
+export const DEVICE_COLUMNS = `device_name, kind, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+
+/** A device row as the domain record. */
+export function toDeviceRecord(row: DeviceRow): DeviceRecord {
+  return { deviceName: row.device_name, kind: row.kind, createdAtMicros: BigInt(row.created_us), updatedAtMicros: BigInt(row.updated_us) };
+}
+
 /** One device by name, or undefined. */
 export async function findDevice(db: Queryable, name: string): Promise<DeviceRecord | undefined> {
   const [row] = await query<DeviceRow>(
     db,
-    `SELECT device_name, kind, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
-     FROM devices WHERE device_name = $1`,
+    `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_name = $1`,
     [name],
   );
-  if (!row) return undefined;
-  return { deviceName: row.device_name, kind: row.kind, createdAtMicros: BigInt(row.created_us), updatedAtMicros: BigInt(row.updated_us) };
+  return row && toDeviceRecord(row);
 }

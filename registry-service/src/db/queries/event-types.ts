@@ -7,7 +7,7 @@ export function eventTypeKey(domain: string, eventType: string): string {
   return JSON.stringify([domain, eventType]);
 }
 
-interface EventTypeRow {
+export interface EventTypeRow {
   domain: string;
   event_type: string;
   display_name: string;
@@ -16,16 +16,12 @@ interface EventTypeRow {
   updated_us: string;
 }
 
-/** One event type by domain and identifier, or undefined. */
-export async function findEventType(db: Queryable, domain: string, eventType: string): Promise<EventTypeRecord | undefined> {
-  const [row] = await query<EventTypeRow>(
-    db,
-    `SELECT domain, event_type, display_name, display_description,
-            ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
-     FROM event_types WHERE domain = $1 AND event_type = $2`,
-    [domain, eventType],
-  );
-  if (!row) return undefined;
+/** The columns every event type query selects, as EventTypeRow. */
+export const EVENT_TYPE_COLUMNS = `domain, event_type, display_name, display_description,
+  ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+
+/** An event type row as the domain record. */
+export function toEventTypeRecord(row: EventTypeRow): EventTypeRecord {
   return {
     domain: row.domain,
     eventType: row.event_type,
@@ -34,4 +30,13 @@ export async function findEventType(db: Queryable, domain: string, eventType: st
     createdAtMicros: BigInt(row.created_us),
     updatedAtMicros: BigInt(row.updated_us),
   };
+}
+
+/** One event type by domain and identifier, or undefined. */
+export async function findEventType(db: Queryable, domain: string, eventType: string): Promise<EventTypeRecord | undefined> {
+  const [row] = await query<EventTypeRow>(db, `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE domain = $1 AND event_type = $2`, [
+    domain,
+    eventType,
+  ]);
+  return row && toEventTypeRecord(row);
 }

@@ -2,7 +2,7 @@ import type { ObjectRecord } from '../../domain/types.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 
-interface ObjectRow {
+export interface ObjectRow {
   id: string;
   object_domain: string;
   object_id: string;
@@ -13,16 +13,12 @@ interface ObjectRow {
   updated_us: string;
 }
 
-/** One object by its full identifier "{object_domain}.{object_id}", or undefined. */
-export async function findObject(db: Queryable, id: string): Promise<ObjectRecord | undefined> {
-  const [row] = await query<ObjectRow>(
-    db,
-    `SELECT id, object_domain, object_id, object_name, object_type, device_name,
-            ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
-     FROM objects WHERE id = $1`,
-    [id],
-  );
-  if (!row) return undefined;
+/** The columns every object query selects, as ObjectRow. */
+export const OBJECT_COLUMNS = `id, object_domain, object_id, object_name, object_type, device_name,
+  ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+
+/** An object row as the domain record. */
+export function toObjectRecord(row: ObjectRow): ObjectRecord {
   return {
     id: row.id,
     objectDomain: row.object_domain,
@@ -33,4 +29,10 @@ export async function findObject(db: Queryable, id: string): Promise<ObjectRecor
     createdAtMicros: BigInt(row.created_us),
     updatedAtMicros: BigInt(row.updated_us),
   };
+}
+
+/** One object by its full identifier "{object_domain}.{object_id}", or undefined. */
+export async function findObject(db: Queryable, id: string): Promise<ObjectRecord | undefined> {
+  const [row] = await query<ObjectRow>(db, `SELECT ${OBJECT_COLUMNS} FROM objects WHERE id = $1`, [id]);
+  return row && toObjectRecord(row);
 }

@@ -50,3 +50,10 @@ export async function query<R extends pg.QueryResultRow>(db: Queryable, text: st
 export function micros(column: string): string {
   return `floor(extract(epoch FROM ${column}) * 1000000)::int8`;
 }
+
+/** Microseconds since the epoch as an exact timestamptz literal ("2026-11-21T08:20:04.123456Z"), for parameters. */
+export function timestampFromMicros(us: bigint): string {
+  const seconds = us / 1_000_000n - (us % 1_000_000n < 0n ? 1n : 0n);
+  const fraction = us - seconds * 1_000_000n;
+  return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}Z`;
+}

@@ -61,6 +61,8 @@ export interface StoredBatch {
   objects: Set<string>;
   types: Set<string>;
   times: Map<string, StoredTimes>;
+  /** The statement's number in the commit log (migration 0004), which watchers follow. */
+  commitSeq: bigint;
 }
 
 /*
@@ -128,18 +130,36 @@ const KEYS_CTE = `, new_keys AS (
   RETURNING 1
 )`;
 
+/*
+ * The commit log row goes LAST, gated on the previous CTE like the others: nextval runs after every
+ * insert, so after every wait on another writer's uncommitted row (see migration 0004 for why that
+ * orders commits causally). It holds no lock: concurrent statements never wait for each other here.
+ */
+const logCte = (after: string) => `, logged AS (
+  INSERT INTO commit_log (seq, device_names, object_ids, type_domains, type_names, event_ids)
+  SELECT nextval('commit_seq'),
+         ARRAY(SELECT device_name FROM new_devices ORDER BY device_name),
+         ARRAY(SELECT id FROM new_objects ORDER BY id),
+         ARRAY(SELECT domain FROM new_event_types ORDER BY domain, event_type),
+         ARRAY(SELECT event_type FROM new_event_types ORDER BY domain, event_type),
+         ARRAY(SELECT (e->>'id')::uuid FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY ord)
+  WHERE (SELECT count(*) FROM ${after}) >= 0
+  RETURNING seq
+)`;
+
 const RECORD_BATCH_SELECT = `
 SELECT 'device' AS kind, device_name AS key, NULL AS event_type, NULL::int8 AS created_us, NULL::int8 AS updated_us FROM new_devices
 UNION ALL SELECT 'object', id, NULL, NULL, NULL FROM new_objects
 UNION ALL SELECT 'event_type', domain, event_type, NULL, NULL FROM new_event_types
-UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events`;
+UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events
+UNION ALL SELECT 'commit_seq', seq::text, NULL, NULL, NULL FROM logged`;
 
 /** Events without a key (the usual case) use the statement without the keys' CTE: they pay nothing for it. */
-const RECORD_BATCH_SQL = RECORD_BATCH_CTES + RECORD_BATCH_SELECT;
-const RECORD_BATCH_WITH_KEYS_SQL = RECORD_BATCH_CTES + KEYS_CTE + RECORD_BATCH_SELECT;
+const RECORD_BATCH_SQL = RECORD_BATCH_CTES + logCte('new_events') + RECORD_BATCH_SELECT;
+const RECORD_BATCH_WITH_KEYS_SQL = RECORD_BATCH_CTES + KEYS_CTE + logCte('new_keys') + RECORD_BATCH_SELECT;
 
 interface ResultRow {
-  kind: 'device' | 'object' | 'event_type' | 'event';
+  kind: 'device' | 'object' | 'event_type' | 'event' | 'commit_seq';
   key: string;
   event_type: string | null;
   created_us: string | null;
@@ -186,9 +206,10 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
   // Prepared once per connection: parsing and planning this statement on every call cost about a third of the throughput.
   const rows = batch.keys?.length ? await insertWithKeys(db, parameters, batch.keys) : await query<ResultRow>(db, RECORD_BATCH_SQL, parameters, 'registry-record-batch');
 
-  const stored: StoredBatch = { devices: new Set(), objects: new Set(), types: new Set(), times: new Map() };
+  const stored: StoredBatch = { devices: new Set(), objects: new Set(), types: new Set(), times: new Map(), commitSeq: 0n };
   for (const row of rows) {
     if (row.kind === 'device') stored.devices.add(row.key);
+    else if (row.kind === 'commit_seq') stored.commitSeq = BigInt(row.key);
     else if (row.kind === 'object') stored.objects.add(row.key);
     else if (row.kind === 'event_type') stored.types.add(eventTypeKey(row.key, row.event_type ?? ''));
     else if (row.created_us !== null && row.updated_us !== null) {

@@ -1,0 +1,137 @@
+import type { DeviceRecord, EventTypeRecord, ObjectRecord } from '../../domain/types.js';
+import type { Queryable } from '../pool.js';
+import { DEVICE_COLUMNS, toDeviceRecord, type DeviceRow } from './devices.js';
+import { EVENT_TYPE_COLUMNS, eventTypeKey, toEventTypeRecord, type EventTypeRow } from './event-types.js';
+import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
+import { OBJECT_COLUMNS, toObjectRecord, type ObjectRow } from './objects.js';
+import { query } from './query.js';
+
+/** One write statement of the log (migration 0004): what it created, each list in delivery order. */
+export interface LoggedCommit {
+  seq: bigint;
+  deviceNames: string[];
+  objectIds: string[];
+  types: Array<{ domain: string; eventType: string }>;
+  eventIds: string[];
+}
+
+/** The log's identity and how far it was purged. */
+export interface LogState {
+  logId: string;
+  purgedThrough: bigint;
+}
+
+export async function logState(db: Queryable): Promise<LogState> {
+  const [row] = await query<{ log_id: string; purged_through: string }>(db, 'SELECT log_id, purged_through FROM commit_log_state');
+  if (!row) throw new Error('commit_log_state has no row (migration 0004 not applied?)');
+  return { logId: row.log_id, purgedThrough: BigInt(row.purged_through) };
+}
+
+/** The highest commit number handed out so far (0 before the first); takes no transaction id. */
+export async function lastCommitSeq(db: Queryable): Promise<bigint> {
+  const [row] = await query<{ n: string }>(db, 'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM commit_seq');
+  return BigInt(row?.n ?? '0');
+}
+
+/**
+ * The highest commit number handed out so far, read BEFORE this statement's own transaction id is
+ * taken (the sequence tuple is scanned before the select list is computed). Every writer that got a
+ * number up to `n` already had its transaction id then, so once the oldest running transaction is
+ * younger than `xid`, all of them have finished.
+ */
+export async function commitHorizon(db: Queryable): Promise<{ n: bigint; xid: bigint }> {
+  const [row] = await query<{ n: string; xid: string }>(
+    db,
+    'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n, pg_current_xact_id()::text AS xid FROM commit_seq',
+  );
+  if (!row) throw new Error('commit_seq returned no row');
+  return { n: BigInt(row.n), xid: BigInt(row.xid) };
+}
+
+/** The oldest transaction id still running anywhere in the cluster (or the next one when none is). */
+export async function oldestRunningXid(db: Queryable): Promise<bigint> {
+  const [row] = await query<{ xmin: string }>(db, 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
+  return BigInt(row?.xmin ?? '0');
+}
+
+/** Commits numbered in (afterSeq, throughSeq], in order, at most `limit`; and the purge horizon read in the same snapshot. */
+export async function commitsBetween(db: Queryable, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<{ commits: LoggedCommit[]; purgedThrough: bigint }> {
+  const rows = await query<{ seq: string | null; purged_through: string; device_names: string[]; object_ids: string[]; type_domains: string[]; type_names: string[]; event_ids: string[] }>(
+    db,
+    `SELECT c.seq, s.purged_through, c.device_names, c.object_ids, c.type_domains, c.type_names, c.event_ids
+     FROM commit_log_state s
+     LEFT JOIN LATERAL (
+       SELECT * FROM commit_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3
+     ) c ON true`,
+    [afterSeq.toString(), throughSeq.toString(), limit],
+  );
+  const purgedThrough = BigInt(rows[0]?.purged_through ?? '0');
+  const commits = rows
+    .filter((row) => row.seq !== null)
+    .map((row) => ({
+      seq: BigInt(row.seq ?? '0'),
+      deviceNames: row.device_names,
+      objectIds: row.object_ids,
+      types: row.type_domains.map((domain, i) => ({ domain, eventType: row.type_names[i] ?? '' })),
+      eventIds: row.event_ids,
+    }));
+  return { commits, purgedThrough };
+}
+
+/** The records the given commits created, by key; a key whose row is gone (EVENT_RETENTION) is absent. */
+export interface CommitRecords {
+  devices: Map<string, DeviceRecord>;
+  objects: Map<string, ObjectRecord>;
+  types: Map<string, EventTypeRecord>;
+  events: Map<string, StoredEvent>;
+}
+
+/** One primary-key lookup per kind that has keys (usually events only). */
+export async function recordsOf(db: Queryable, commits: LoggedCommit[]): Promise<CommitRecords> {
+  const names = commits.flatMap((c) => c.deviceNames);
+  const objectIds = commits.flatMap((c) => c.objectIds);
+  const types = commits.flatMap((c) => c.types);
+  const eventIds = commits.flatMap((c) => c.eventIds);
+  const [devices, objects, eventTypes, events] = await Promise.all([
+    names.length === 0 ? [] : query<DeviceRow>(db, `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_name = ANY($1::text[])`, [names]),
+    objectIds.length === 0 ? [] : query<ObjectRow>(db, `SELECT ${OBJECT_COLUMNS} FROM objects WHERE id = ANY($1::text[])`, [objectIds]),
+    types.length === 0
+      ? []
+      : query<EventTypeRow>(db, `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE (domain, event_type) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [
+          types.map((t) => t.domain),
+          types.map((t) => t.eventType),
+        ]),
+    eventIds.length === 0 ? [] : query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY($1::uuid[])`, [eventIds]),
+  ]);
+  return {
+    devices: new Map(devices.map((r) => [r.device_name, toDeviceRecord(r)])),
+    objects: new Map(objects.map((r) => [r.id, toObjectRecord(r)])),
+    types: new Map(eventTypes.map((r) => [eventTypeKey(r.domain, r.event_type), toEventTypeRecord(r)])),
+    events: new Map(events.map((r) => [r.id, toStoredEvent(r)])),
+  };
+}
+
+/**
+ * Deletes the oldest commits written before `olderThanSeconds` ago, up to `limit`, never past
+ * `throughSeq` (a bound below which every commit is visible, so none can appear behind the purge),
+ * and moves the purge horizon in the same statement. Resolves with how many went.
+ */
+export async function purgeCommitLog(db: Queryable, olderThanSeconds: number, throughSeq: bigint, limit: number): Promise<number> {
+  const rows = await query<{ n: string }>(
+    db,
+    `WITH cut AS (
+       SELECT max(seq) AS seq FROM (
+         SELECT seq, written_at FROM commit_log WHERE seq <= $2 ORDER BY seq LIMIT $3
+       ) oldest WHERE written_at < now() - make_interval(secs => $1)
+     ), gone AS (
+       DELETE FROM commit_log WHERE seq <= (SELECT seq FROM cut) RETURNING 1
+     ), moved AS (
+       UPDATE commit_log_state SET purged_through = greatest(purged_through, (SELECT seq FROM cut))
+       WHERE (SELECT seq FROM cut) IS NOT NULL
+       RETURNING 1
+     )
+     SELECT (SELECT count(*) FROM gone) AS n, (SELECT count(*) FROM moved) AS moved`,
+    [olderThanSeconds, throughSeq.toString(), limit],
+  );
+  return Number(rows[0]?.n ?? 0);
+}

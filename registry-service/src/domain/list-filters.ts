@@ -1,0 +1,59 @@
+import { LIMITS, invalidArgument } from '@dynamic-events/proto';
+import { withinLength } from './validate-event.js';
+
+/** Page sizes of every list: 1 to 1000, 0 (unset) means the default. */
+export const PAGE_SIZE = Object.freeze({ default: 100, max: 1000 });
+
+/** A filter of events (ListEvents and Watch); empty strings do not filter. */
+export interface EventFilterInput {
+  deviceName: string;
+  /** Full object id "{object_domain}.{object_id}". */
+  object: string;
+  domain: string;
+  eventType: string;
+  sinceUs?: bigint;
+  untilUs?: bigint;
+}
+
+/** The same filter, checked: absent fields are undefined. */
+export interface EventFilter {
+  deviceName?: string;
+  object?: string;
+  domain?: string;
+  eventType?: string;
+  sinceUs?: bigint;
+  untilUs?: bigint;
+}
+
+/** page_size 0 → default; outside 1–max → INVALID_ARGUMENT naming the field. */
+export function pageSizeOf(value: number, field = 'page_size'): number {
+  if (value === 0) return PAGE_SIZE.default;
+  if (!Number.isInteger(value) || value < 1 || value > PAGE_SIZE.max) {
+    throw invalidArgument(field, 'range', `${field} must be between 1 and ${PAGE_SIZE.max} (got ${value})`);
+  }
+  return value;
+}
+
+/** An optional name filter: empty means none; a value no stored name can have is refused, naming the field. */
+export function nameFilter(field: string, value: string, maxLength: number = LIMITS.nameMaxLength): string | undefined {
+  if (value === '') return undefined;
+  if (!withinLength(value, maxLength)) throw invalidArgument(field, 'max-length', `${field} must be at most ${maxLength} characters`);
+  if (value.includes('\u0000')) throw invalidArgument(field, 'no-nul', `${field} must not contain U+0000`);
+  return value;
+}
+
+/** Checks every field of an event filter; since must not be after until. */
+export function checkEventFilter(input: EventFilterInput): EventFilter {
+  const filter: EventFilter = {
+    deviceName: nameFilter('device_name', input.deviceName),
+    object: nameFilter('object', input.object, LIMITS.nameMaxLength * 2 + 1),
+    domain: nameFilter('domain', input.domain),
+    eventType: nameFilter('event_type', input.eventType),
+    sinceUs: input.sinceUs,
+    untilUs: input.untilUs,
+  };
+  if (filter.sinceUs !== undefined && filter.untilUs !== undefined && filter.sinceUs > filter.untilUs) {
+    throw invalidArgument('since', 'order', 'since must not be after until');
+  }
+  return filter;
+}

@@ -1,0 +1,89 @@
+import { invalidArgument } from '@dynamic-events/proto';
+import type pg from 'pg';
+import { listDevices, listEventTypes, listObjects } from '../db/queries/list-entities.js';
+import { listEvents } from '../db/queries/list-events.js';
+import { toEventRecord } from './reads.js';
+import { checkEventFilter, nameFilter, pageSizeOf, type EventFilterInput } from './list-filters.js';
+import { createTokenCodec, scopeOf } from './page-token.js';
+import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
+
+/** A page of a list and the token of the next one (undefined on the last page). */
+export interface Page<T> {
+  items: T[];
+  nextPageToken: string | undefined;
+}
+
+/** Paging input shared by every list. */
+export interface PageRequest {
+  pageSize: number;
+  pageToken: string;
+}
+
+export interface Lister {
+  listEvents(request: PageRequest & { filter: EventFilterInput; newestFirst: boolean }): Promise<Page<EventRecord>>;
+  listDevices(request: PageRequest): Promise<Page<DeviceRecord>>;
+  listObjects(request: PageRequest & { deviceName: string; domain: string }): Promise<Page<ObjectRecord>>;
+  listEventTypes(request: PageRequest & { domain: string }): Promise<Page<EventTypeRecord>>;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const MICROS = /^-?\d{1,19}$/;
+
+/**
+ * Reads one more row than asked: its presence says a next page exists, and the token points after
+ * the last row returned (keyset), so rows inserted meanwhile never shift what the next page holds.
+ */
+async function paged<T>(size: number, read: (limit: number) => Promise<T[]>, positionOf: (last: T) => string[], encode: (p: string[]) => string): Promise<Page<T>> {
+  const rows = await read(size + 1);
+  const items = rows.slice(0, size);
+  const last = items[items.length - 1];
+  return { items, nextPageToken: rows.length > size && last !== undefined ? encode(positionOf(last)) : undefined };
+}
+
+/** The list RPCs: checks paging and filters (INVALID_ARGUMENT naming the field), then reads a page. */
+export function createLister(pool: pg.Pool): Lister {
+  return {
+    async listEvents(request) {
+      const size = pageSizeOf(request.pageSize);
+      const filter = checkEventFilter(request.filter);
+      const { deviceName, object, domain, eventType, sinceUs, untilUs } = filter;
+      const scope = scopeOf([deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst]);
+      const codec = createTokenCodec('events', scope, 2);
+      let after: { createdUs: bigint; id: string } | undefined;
+      if (request.pageToken !== '') {
+        const [createdUs = '', id = ''] = codec.decode(request.pageToken, 'page_token');
+        if (!MICROS.test(createdUs) || !UUID.test(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
+        after = { createdUs: BigInt(createdUs), id };
+      }
+      const page = await paged(
+        size,
+        (limit) => listEvents(pool, { ...filter, objectRef: filter.object, after, newestFirst: request.newestFirst, limit }),
+        (last) => [last.createdUs.toString(), last.id],
+        codec.encode,
+      );
+      return { items: page.items.map(toEventRecord), nextPageToken: page.nextPageToken };
+    },
+    async listDevices(request) {
+      const size = pageSizeOf(request.pageSize);
+      const codec = createTokenCodec('devices', scopeOf([]), 1);
+      const afterName = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token')[0];
+      return paged(size, (limit) => listDevices(pool, { afterName, limit }), (last) => [last.deviceName], codec.encode);
+    },
+    async listObjects(request) {
+      const size = pageSizeOf(request.pageSize);
+      const deviceName = nameFilter('device_name', request.deviceName);
+      const domain = nameFilter('domain', request.domain);
+      const codec = createTokenCodec('objects', scopeOf([deviceName, domain]), 1);
+      const afterId = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token')[0];
+      return paged(size, (limit) => listObjects(pool, { deviceName, domain, afterId, limit }), (last) => [last.id], codec.encode);
+    },
+    async listEventTypes(request) {
+      const size = pageSizeOf(request.pageSize);
+      const domain = nameFilter('domain', request.domain);
+      const codec = createTokenCodec('event-types', scopeOf([domain]), 2);
+      const position = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token');
+      const after = position && { domain: position[0] ?? '', eventType: position[1] ?? '' };
+      return paged(size, (limit) => listEventTypes(pool, { domain, after, limit }), (last) => [last.domain, last.eventType], codec.encode);
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { AppError, invalidArgument } from '@dynamic-events/proto';
+import type { Change, CommitFeed } from './commit-feed.js';
+import { checkEventFilter, type EventFilter, type EventFilterInput } from './list-filters.js';
+import { decodeCursor, encodeCursor, type Position } from './watch-cursor.js';
+
+export type ChangeKind = Change['kind'];
+
+/** What a watch yields: a change with its cursor, or a keep-alive carrying where a resume continues. */
+export type WatchMessage = { cursor: string; change: Change } | { cursor: string; keepAlive: true };
+
+export interface WatchRequest {
+  filter: EventFilterInput;
+  /** Empty: every kind. */
+  kinds: ChangeKind[];
+  /** Empty: from now on. */
+  afterCursor: string;
+}
+
+export type Watch = (request: WatchRequest, signal: AbortSignal) => AsyncGenerator<WatchMessage>;
+
+/** A filter field applies to the records that have it; a record without a filtered field does not match. */
+function matches(change: Change, f: EventFilter): boolean {
+  const want = (filter: string | undefined, value: string | undefined) => filter === undefined || filter === value;
+  switch (change.kind) {
+    case 'event': {
+      const e = change.event;
+      return want(f.deviceName, e.deviceName) && want(f.object, `${e.domain}.${e.objectId}`) && want(f.domain, e.domain) && want(f.eventType, e.eventType);
+    }
+    case 'device':
+      return want(f.deviceName, change.device.deviceName) && !f.object && !f.domain && !f.eventType;
+    case 'object': {
+      const o = change.object;
+      return want(f.deviceName, o.deviceName) && want(f.object, o.id) && want(f.domain, o.objectDomain) && !f.eventType;
+    }
+    case 'event_type':
+      return want(f.domain, change.eventType.domain) && want(f.eventType, change.eventType.eventType) && !f.deviceName && !f.object;
+  }
+}
+
+/** How long a watch without a cursor waits for commits already handed out to become readable ("now"). */
+const START_WAIT_MS = 2000;
+
+/**
+ * Follows the commit log from a cursor: every change of every later commit exactly once, in the
+ * log's order (commit-horizon.ts, migration 0004). It pulls one page at a time and the gRPC edge
+ * waits for the client to drain before asking for more, so a slow watcher costs one page of memory
+ * and simply reads further behind from the database; one that stops reading altogether is ended
+ * by the server's stall limit (RESOURCE_EXHAUSTED) and resumes from its last cursor.
+ */
+export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }): Watch {
+  return async function* watch(request, signal) {
+    if (request.filter.sinceUs !== undefined || request.filter.untilUs !== undefined) {
+      throw invalidArgument(request.filter.sinceUs !== undefined ? 'since' : 'until', 'unsupported', 'a watch follows commits: since and until are not allowed');
+    }
+    const filter = checkEventFilter(request.filter);
+    const kinds = new Set(request.kinds);
+    const logId = await feed.logId();
+    const unfollow = feed.horizon.follow();
+    try {
+      let at: Position = request.afterCursor === '' ? { seq: await feed.horizon.refresh(START_WAIT_MS), index: 'end' } : decodeCursor(request.afterCursor, logId);
+      if (at.seq > feed.horizon.bound && at.seq > (await feed.lastSeq())) {
+        throw invalidArgument('after_cursor', 'cursor', 'after_cursor is ahead of every commit of this database');
+      }
+      // Commits after the position; a position inside a commit reads that commit again from its next change.
+      const afterOf = (p: Position) => (p.index === 'end' ? p.seq : p.seq - 1n);
+      // Read before the first message, so an expired cursor is refused rather than acknowledged.
+      let page = await feed.read(afterOf(at));
+      yield { cursor: encodeCursor(logId, at), keepAlive: true };
+      let lastSent = Date.now();
+      for (;;) {
+        if (signal.aborted) return;
+        if (feed.closed.aborted) throw new AppError('UNAVAILABLE', 'registry shutting down: resume from the last cursor received');
+        for (const commit of page.commits) {
+          const from = commit.seq === at.seq && at.index !== 'end' ? at.index + 1 : 0;
+          for (let i = from; i < commit.changes.length; i++) {
+            const change = commit.changes[i];
+            if (!change || (kinds.size > 0 && !kinds.has(change.kind)) || !matches(change, filter)) continue;
+            yield { cursor: encodeCursor(logId, { seq: commit.seq, index: i }), change };
+            lastSent = Date.now();
+          }
+          at = { seq: commit.seq, index: 'end' };
+        }
+        // Nothing more up to the horizon: a resume may start there (keep-alive cursors stay recent).
+        if (page.commits.length === 0 && page.through > at.seq) at = { seq: page.through, index: 'end' };
+        const idleMs = Date.now() - lastSent;
+        if (idleMs >= options.keepAliveMs) {
+          yield { cursor: encodeCursor(logId, at), keepAlive: true };
+          lastSent = Date.now();
+        } else if (page.commits.length === 0) {
+          await feed.horizon.waitPast(at.seq, options.keepAliveMs - idleMs, signal);
+        }
+        page = await feed.read(afterOf(at));
+      }
+    } finally {
+      unfollow();
+    }
+  };
+}

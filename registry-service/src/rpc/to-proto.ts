@@ -1,0 +1,79 @@
+import { registry, timestampFromMicros } from '@dynamic-events/proto';
+import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord, Outcome, RecordedEvent } from '../domain/types.js';
+import type { WatchMessage } from '../domain/watch.js';
+import { WATCH_KINDS } from './from-proto.js';
+
+/* Domain records → protobuf messages: the only place besides the handlers that knows protobuf types. */
+
+export function toEvent(event: EventRecord): registry.Event {
+  return {
+    id: event.id,
+    domain: event.domain,
+    eventType: event.eventType,
+    rels: event.rels,
+    images: event.images,
+    videoClips: event.videoClips,
+    additionalProperties: event.properties.map(({ key, value }) => ({ key, value })),
+    createdAt: timestampFromMicros(event.createdAtMicros),
+    updatedAt: timestampFromMicros(event.updatedAtMicros),
+    deviceName: event.deviceName,
+    objectId: event.objectId,
+  };
+}
+
+export function toOutcome(outcome: Outcome): registry.Outcome {
+  return { ...outcome };
+}
+
+export function toRecorded(recorded: RecordedEvent): registry.RecordEventResponse {
+  return { event: toEvent(recorded.event), outcome: toOutcome(recorded.outcome) };
+}
+
+export function toDevice(device: DeviceRecord): registry.Device {
+  return {
+    deviceName: device.deviceName,
+    kind: device.kind,
+    createdAt: timestampFromMicros(device.createdAtMicros),
+    updatedAt: timestampFromMicros(device.updatedAtMicros),
+  };
+}
+
+export function toObject(object: ObjectRecord): registry.SourceObject {
+  return {
+    id: object.id,
+    objectId: object.objectId,
+    objectDomain: object.objectDomain,
+    objectName: object.objectName,
+    objectType: object.objectType,
+    deviceName: object.deviceName,
+    createdAt: timestampFromMicros(object.createdAtMicros),
+    updatedAt: timestampFromMicros(object.updatedAtMicros),
+  };
+}
+
+export function toEventType(type: EventTypeRecord): registry.EventType {
+  return {
+    domain: type.domain,
+    eventType: type.eventType,
+    displayName: type.displayName,
+    displayDescription: type.displayDescription,
+    createdAt: timestampFromMicros(type.createdAtMicros),
+    updatedAt: timestampFromMicros(type.updatedAtMicros),
+  };
+}
+
+export function toWatchResponse(message: WatchMessage): registry.WatchResponse {
+  if ('keepAlive' in message) return { cursor: message.cursor, kind: registry.WatchKind.WATCH_KIND_UNSPECIFIED, keepAlive: {} };
+  const { change, cursor } = message;
+  const kind = WATCH_KINDS.get(change.kind) ?? registry.WatchKind.WATCH_KIND_UNSPECIFIED;
+  switch (change.kind) {
+    case 'event':
+      return { cursor, kind, event: toEvent(change.event) };
+    case 'device':
+      return { cursor, kind, device: toDevice(change.device) };
+    case 'object':
+      return { cursor, kind, object: toObject(change.object) };
+    case 'event_type':
+      return { cursor, kind, eventType: toEventType(change.eventType) };
+  }
+}
