@@ -15,7 +15,9 @@ import { requestId } from './middleware/request-id.js';
 import { dynamicEventRoutes } from './routes/dynamic-events.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
+import { listRoutes } from './routes/lists.js';
 import { readRoutes } from './routes/reads.js';
+import { streamRoutes } from './routes/stream.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
@@ -75,6 +77,9 @@ function buildRouter(deps: AppDeps, draining: AbortSignal): Router<GatewayState>
     maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
     publicBaseUrl: deps.config.publicBaseUrl,
   });
+  // Before the single reads: "stream" must not be taken for an event id.
+  streamRoutes(router, base, { auth, registry: deps.registry, logger: deps.logger, draining });
+  listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
   healthRoutes(router, { registry: deps.registry, media: deps.media, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });

@@ -102,3 +102,43 @@ export interface CallOptions {
   /** True once the HTTP client went away: an event not yet sent is dropped. */
   gone?: { readonly aborted: boolean };
 }
+
+/** An instant as protobuf carries it (RFC 3339 query values are parsed to this, exactly). */
+export interface Instant {
+  seconds: string;
+  nanos: number;
+}
+
+/** Filters of the event list and stream; undefined fields do not filter. */
+export interface EventQuery {
+  deviceName?: string;
+  /** Full object id "{object_domain}.{object_id}". */
+  object?: string;
+  domain?: string;
+  eventType?: string;
+  since?: Instant;
+  until?: Instant;
+}
+
+/** One page of a list; `nextPageToken` is null on the last page. */
+export interface Page<T> {
+  items: T[];
+  nextPageToken: string | null;
+}
+
+/** Paging of every list: limit 1–1000, an opaque token from the previous page. */
+export interface PageQuery {
+  limit: number;
+  pageToken: string;
+}
+
+/** What a watch stream reports. */
+export type ChangeKind = 'event.created' | 'device.created' | 'object.created' | 'event_type.created';
+
+/** A message of a watch: a created record with its cursor, or a keep-alive. */
+export type WatchMessage =
+  | { cursor: string; kind: 'event.created'; event: RecordedEvent }
+  | { cursor: string; kind: 'device.created'; device: DeviceRecord }
+  | { cursor: string; kind: 'object.created'; object: ObjectRecord }
+  | { cursor: string; kind: 'event_type.created'; eventType: EventTypeRecord }
+  | { cursor: string; kind: 'keep-alive' };

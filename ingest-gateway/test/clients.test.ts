@@ -26,7 +26,7 @@ import { createMediaClient, type MediaClient } from '../src/clients/media.js';
 import { createRegistryClient, type RegistryClient } from '../src/clients/registry.js';
 import { createMetrics } from '../src/metrics.js';
 import type { EventInput } from '../src/model.js';
-import { PNG_SIGNATURE, validBody } from './helpers.js';
+import { PNG_SIGNATURE, unimplementedReads, validBody } from './helpers.js';
 
 const logger = pino({ level: 'silent' });
 const CREATED = timestampFromMicros(1_763_713_204_123_456n);
@@ -61,6 +61,7 @@ const REFUSAL = ruleError.maxLength('source.device_name', LIMITS.nameMaxLength);
 function fakeRegistryService(): AsyncServiceImpl<registry.RegistryServiceServer> {
   const events = new Map<string, registry.Event>();
   return {
+    ...unimplementedReads(),
     async recordEvent(): Promise<registry.RecordEventResponse> {
       throw new AppError('UNIMPLEMENTED', 'the gateway sends RecordEvents');
     },

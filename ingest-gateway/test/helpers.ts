@@ -4,13 +4,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Server } from 'node:http';
-import { AppError, createLogger, createMetricsServer, imageRuleError, listenHttp } from '@dynamic-events/proto';
+import { AppError, createLogger, createMetricsServer, imageRuleError, listenHttp, type AsyncServiceImpl, type registry } from '@dynamic-events/proto';
 import { createApp, type AppDeps } from '../src/app.js';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
 import type { RegistryClient } from '../src/clients/registry.js';
 import { createHttpServer, handleClientErrors } from '../src/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
-import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, StoredImage } from '../src/model.js';
+import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, StoredImage, WatchMessage } from '../src/model.js';
 
 export const SEGMENT = 'platform';
 export const API = `/api/${SEGMENT}/dh`;
@@ -45,6 +45,10 @@ export interface FakeRegistry extends RegistryClient {
   serving: boolean;
   /** When set, every call rejects with it. */
   failWith: unknown;
+  /** The last list or watch query received. */
+  lastQuery: unknown;
+  /** What watch() yields before it waits for its signal. */
+  watchMessages: WatchMessage[];
 }
 
 /** An in-memory registry: records events, reports NOT_FOUND like the real one. */
@@ -59,6 +63,32 @@ export function fakeRegistry(): FakeRegistry {
     requestIds: [],
     serving: true,
     failWith: undefined,
+    lastQuery: undefined,
+    watchMessages: [],
+    async listEvents(query) {
+      fake.lastQuery = query;
+      if (fake.failWith !== undefined) throw fake.failWith;
+      const items = [...events.values()].filter((e) => query.domain === undefined || e.domain === query.domain);
+      return { items: items.slice(0, query.limit), nextPageToken: items.length > query.limit ? 'next' : null };
+    },
+    async listDevices(query) {
+      fake.lastQuery = query;
+      return { items: [...devices.values()].slice(0, query.limit), nextPageToken: null };
+    },
+    async listObjects(query) {
+      fake.lastQuery = query;
+      return { items: [...objects.values()].filter((o) => query.deviceName === undefined || o.deviceName === query.deviceName), nextPageToken: null };
+    },
+    async listEventTypes(query) {
+      fake.lastQuery = query;
+      return { items: [...types.values()], nextPageToken: null };
+    },
+    async *watch(query, call) {
+      fake.lastQuery = query;
+      if (fake.failWith !== undefined) throw fake.failWith;
+      for (const message of fake.watchMessages) yield message;
+      if (!call.signal.aborted) await new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }));
+    },
     async recordEvent(input, call) {
       fake.calls.push('recordEvent');
       fake.requestIds.push(call.requestId);
@@ -289,4 +319,23 @@ export function mutate(change: (body: Record<string, any>) => void): Record<stri
   const body = structuredClone(validBody());
   change(body);
   return body;
+}
+
+type ReadRpcs = 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' | 'watch';
+
+/** Registry list and watch handlers for fake gRPC registries that only serve writes and single reads. */
+export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistryServiceServer>, ReadRpcs> {
+  const no = (): never => {
+    throw new AppError('UNIMPLEMENTED', 'not in this fake');
+  };
+  return {
+    listEvents: async () => no(),
+    listDevices: async () => no(),
+    listObjects: async () => no(),
+    listEventTypes: async () => no(),
+    // eslint-disable-next-line require-yield
+    watch: async function* () {
+      no();
+    },
+  };
 }

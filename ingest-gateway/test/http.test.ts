@@ -183,10 +183,11 @@ describe('routing', () => {
   });
 
   it('answers a wrong method 405 JSON with Allow', async () => {
-    const get = await fetch(`${gw.url}${API}/dynamic-events`);
-    expect(get.status).toBe(405);
-    expect(get.headers.get('allow')).toBe('POST');
-    expect(await get.json()).toEqual({ error: `method GET not allowed for ${API}/dynamic-events (allowed: POST)` });
+    // GET lists events since issue 8: PUT is the wrong method now.
+    const put = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'PUT' });
+    expect(put.status).toBe(405);
+    expect(put.headers.get('allow')).toBe('POST, HEAD, GET');
+    expect(await put.json()).toEqual({ error: `method PUT not allowed for ${API}/dynamic-events (allowed: POST, HEAD, GET)` });
     const del = await fetch(`${gw.url}${API}/dynamic-events/${crypto.randomUUID()}`, { method: 'DELETE' });
     expect(del.status).toBe(405);
     expect(del.headers.get('allow')).toBe('HEAD, GET');
@@ -198,7 +199,7 @@ describe('routing', () => {
   it('answers OPTIONS 204 with Allow, and unknown methods 501 JSON', async () => {
     const options = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'OPTIONS' });
     expect(options.status).toBe(204);
-    expect(options.headers.get('allow')).toBe('POST');
+    expect(options.headers.get('allow')).toBe('POST, HEAD, GET');
     const propfind = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'PROPFIND' });
     expect(propfind.status).toBe(501);
     expect(await propfind.json()).toEqual({ error: 'method PROPFIND not implemented' });

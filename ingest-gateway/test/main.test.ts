@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGrpcServer, registry, timestampFromMicros, type GrpcServer } from '@dynamic-events/proto';
-import { validBody } from './helpers.js';
+import { unimplementedReads, validBody } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -54,6 +54,7 @@ describe('dist/main.js', () => {
   beforeAll(async () => {
     registryServer = createGrpcServer({ logger: pino({ level: 'silent' }) });
     registryServer.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, {
+      ...unimplementedReads(),
       async recordEvents(request) {
         // Held until the test has sent SIGTERM: the request is in flight during shutdown.
         await new Promise<void>((resolve) => {

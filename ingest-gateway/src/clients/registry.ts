@@ -2,14 +2,15 @@ import {
   callUnary,
   createGrpcClient,
   createHealthChecker,
-  formatTimestamp,
   registry,
   REGISTRY_MAX_MESSAGE_BYTES,
   REGISTRY_SERVICE_NAME,
   REGISTRY_MAX_REQUEST_BYTES,
   type Interceptor,
 } from '@dynamic-events/proto';
-import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
+import type { CallOptions, ChangeKind, DeviceRecord, EventInput, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchMessage } from '../model.js';
+import { createRegistryReads } from './registry-reads.js';
+import { required, toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher.js';
 
 /** The registry as the gateway uses it: plain gateway types in and out; failures reject with AppError. */
@@ -21,6 +22,12 @@ export interface RegistryClient {
   /** `id` is the object's full identifier "{object_domain}.{object_id}". */
   getObject(id: string, options: CallOptions): Promise<ObjectRecord>;
   getEventType(domain: string, eventType: string, options: CallOptions): Promise<EventTypeRecord>;
+  listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
+  listDevices(query: PageQuery, options: CallOptions): Promise<Page<DeviceRecord>>;
+  listObjects(query: PageQuery & { deviceName?: string; domain?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
+  listEventTypes(query: PageQuery & { domain?: string }, options: CallOptions): Promise<Page<EventTypeRecord>>;
+  /** Follows commits after `afterCursor` (or from now) until `options.signal` aborts; no deadline. */
+  watch(query: EventQuery & { kinds: ChangeKind[]; afterCursor: string }, options: CallOptions & { signal: AbortSignal }): AsyncGenerator<WatchMessage>;
   /** True while the registry reports SERVING (it does so only while its database is usable). */
   isServing(deadlineMs: number): Promise<boolean>;
   close(): void;
@@ -48,6 +55,7 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
   const record = createRecordBatcher(client.recordEvents.bind(client), { ...options.batching, deadlineMs: options.deadlineMs });
 
   return {
+    ...createRegistryReads(client, options.deadlineMs),
     async recordEvent(input, call) {
       const response = await record(toNewEvent(input), call);
       return toRecordedEvent(required(response.event, 'RecordEvents', 'event'));
@@ -58,39 +66,15 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
     },
     async getDevice(deviceName, call) {
       const response = await callUnary(client.getDevice.bind(client), { deviceName }, settings(call));
-      const device = required(response.device, 'GetDevice', 'device');
-      return {
-        deviceName: device.deviceName,
-        kind: device.kind,
-        createdAt: formatTimestamp(device.createdAt),
-        updatedAt: formatTimestamp(device.updatedAt),
-      };
+      return toDeviceRecord(required(response.device, 'GetDevice', 'device'));
     },
     async getObject(id, call) {
       const response = await callUnary(client.getObject.bind(client), { id }, settings(call));
-      const object = required(response.object, 'GetObject', 'object');
-      return {
-        id: object.id,
-        objectId: object.objectId,
-        objectDomain: object.objectDomain,
-        objectName: object.objectName,
-        objectType: object.objectType,
-        deviceName: object.deviceName,
-        createdAt: formatTimestamp(object.createdAt),
-        updatedAt: formatTimestamp(object.updatedAt),
-      };
+      return toObjectRecord(required(response.object, 'GetObject', 'object'));
     },
     async getEventType(domain, eventType, call) {
       const response = await callUnary(client.getEventType.bind(client), { domain, eventType }, settings(call));
-      const type = required(response.eventType, 'GetEventType', 'event_type');
-      return {
-        domain: type.domain,
-        eventType: type.eventType,
-        displayName: type.displayName,
-        displayDescription: type.displayDescription,
-        createdAt: formatTimestamp(type.createdAt),
-        updatedAt: formatTimestamp(type.updatedAt),
-      };
+      return toEventTypeRecord(required(response.eventType, 'GetEventType', 'event_type'));
     },
     isServing: (deadlineMs) => health.isServing(REGISTRY_SERVICE_NAME, deadlineMs),
     close() {
@@ -112,22 +96,3 @@ function toNewEvent(input: EventInput): registry.NewEvent {
   };
 }
 
-function toRecordedEvent(event: registry.Event): RecordedEvent {
-  return {
-    id: event.id,
-    domain: event.domain,
-    eventType: event.eventType,
-    rels: [...event.rels],
-    images: [...event.images],
-    videoClips: [...event.videoClips],
-    properties: event.additionalProperties.map(({ key, value }) => ({ key, value })),
-    createdAt: formatTimestamp(event.createdAt),
-    updatedAt: formatTimestamp(event.updatedAt),
-  };
-}
-
-/** A response without its message is a contract violation: a plain Error, so the caller sees a 500. */
-function required<T>(value: T | undefined, method: string, field: string): T {
-  if (value === undefined) throw new Error(`registry ${method} response has no ${field}`);
-  return value;
-}

@@ -1,0 +1,52 @@
+import { formatTimestamp, type registry } from '@dynamic-events/proto';
+import type { DeviceRecord, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
+
+/* Registry protobuf messages → gateway records (the only place besides the clients that sees them). */
+
+export function toRecordedEvent(event: registry.Event): RecordedEvent {
+  return {
+    id: event.id,
+    domain: event.domain,
+    eventType: event.eventType,
+    rels: [...event.rels],
+    images: [...event.images],
+    videoClips: [...event.videoClips],
+    properties: event.additionalProperties.map(({ key, value }) => ({ key, value })),
+    createdAt: formatTimestamp(event.createdAt),
+    updatedAt: formatTimestamp(event.updatedAt),
+  };
+}
+
+export function toDeviceRecord(device: registry.Device): DeviceRecord {
+  return { deviceName: device.deviceName, kind: device.kind, createdAt: formatTimestamp(device.createdAt), updatedAt: formatTimestamp(device.updatedAt) };
+}
+
+export function toObjectRecord(object: registry.SourceObject): ObjectRecord {
+  return {
+    id: object.id,
+    objectId: object.objectId,
+    objectDomain: object.objectDomain,
+    objectName: object.objectName,
+    objectType: object.objectType,
+    deviceName: object.deviceName,
+    createdAt: formatTimestamp(object.createdAt),
+    updatedAt: formatTimestamp(object.updatedAt),
+  };
+}
+
+export function toEventTypeRecord(type: registry.EventType): EventTypeRecord {
+  return {
+    domain: type.domain,
+    eventType: type.eventType,
+    displayName: type.displayName,
+    displayDescription: type.displayDescription,
+    createdAt: formatTimestamp(type.createdAt),
+    updatedAt: formatTimestamp(type.updatedAt),
+  };
+}
+
+/** A response without its message is a contract violation: a plain Error, so the caller sees a 500. */
+export function required<T>(value: T | undefined, method: string, field: string): T {
+  if (value === undefined) throw new Error(`registry ${method} response has no ${field}`);
+  return value;
+}

@@ -1,0 +1,71 @@
+import { AppError, callStream, callUnary, INTERNAL_MESSAGE, registry } from '@dynamic-events/proto';
+import type { ChangeKind, EventQuery, WatchMessage } from '../model.js';
+import type { RegistryClient } from './registry.js';
+import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
+
+type Reads = Pick<RegistryClient, 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' | 'watch'>;
+
+const KINDS: Record<ChangeKind, registry.WatchKind> = {
+  'event.created': registry.WatchKind.WATCH_KIND_EVENT_CREATED,
+  'device.created': registry.WatchKind.WATCH_KIND_DEVICE_CREATED,
+  'object.created': registry.WatchKind.WATCH_KIND_OBJECT_CREATED,
+  'event_type.created': registry.WatchKind.WATCH_KIND_EVENT_TYPE_CREATED,
+};
+
+function toFilter(query: EventQuery): registry.EventFilter {
+  return {
+    deviceName: query.deviceName ?? '',
+    object: query.object ?? '',
+    domain: query.domain ?? '',
+    eventType: query.eventType ?? '',
+    since: query.since,
+    until: query.until,
+  };
+}
+
+const nextToken = (token: string): string | null => (token === '' ? null : token);
+
+function toWatchMessage(m: registry.WatchResponse): WatchMessage {
+  const { cursor } = m;
+  if (m.event) return { cursor, kind: 'event.created', event: toRecordedEvent(m.event) };
+  if (m.device) return { cursor, kind: 'device.created', device: toDeviceRecord(m.device) };
+  if (m.object) return { cursor, kind: 'object.created', object: toObjectRecord(m.object) };
+  if (m.eventType) return { cursor, kind: 'event_type.created', eventType: toEventTypeRecord(m.eventType) };
+  return { cursor, kind: 'keep-alive' };
+}
+
+/** The registry's list and watch RPCs in gateway terms; failures reject (or throw) with an AppError. */
+export function createRegistryReads(client: registry.RegistryServiceClient, deadlineMs: number): Reads {
+  const settings = (requestId: string) => ({ deadlineMs, requestId });
+  return {
+    async listEvents(query, call) {
+      const order = query.oldestFirst ? registry.SortOrder.SORT_ORDER_OLDEST_FIRST : registry.SortOrder.SORT_ORDER_NEWEST_FIRST;
+      const request = { filter: toFilter(query), pageSize: query.limit, pageToken: query.pageToken, order };
+      const response = await callUnary(client.listEvents.bind(client), request, settings(call.requestId));
+      return { items: response.events.map(toRecordedEvent), nextPageToken: nextToken(response.nextPageToken) };
+    },
+    async listDevices(query, call) {
+      const response = await callUnary(client.listDevices.bind(client), { pageSize: query.limit, pageToken: query.pageToken }, settings(call.requestId));
+      return { items: response.devices.map(toDeviceRecord), nextPageToken: nextToken(response.nextPageToken) };
+    },
+    async listObjects(query, call) {
+      const request = { deviceName: query.deviceName ?? '', domain: query.domain ?? '', pageSize: query.limit, pageToken: query.pageToken };
+      const response = await callUnary(client.listObjects.bind(client), request, settings(call.requestId));
+      return { items: response.objects.map(toObjectRecord), nextPageToken: nextToken(response.nextPageToken) };
+    },
+    async listEventTypes(query, call) {
+      const request = { domain: query.domain ?? '', pageSize: query.limit, pageToken: query.pageToken };
+      const response = await callUnary(client.listEventTypes.bind(client), request, settings(call.requestId));
+      return { items: response.eventTypes.map(toEventTypeRecord), nextPageToken: nextToken(response.nextPageToken) };
+    },
+    async *watch(query, call) {
+      const request = { filter: toFilter(query), kinds: query.kinds.map((k) => KINDS[k]), afterCursor: query.afterCursor };
+      // A watch lasts as long as its HTTP client: no deadline, the signal ends it.
+      const stream = callStream(client.watch.bind(client), request, { deadlineMs: Infinity, requestId: call.requestId, signal: call.signal });
+      for await (const message of stream) {
+        if (!message.cursor) throw new AppError('INTERNAL', INTERNAL_MESSAGE, {}, new Error('registry Watch message without cursor'));
+        yield toWatchMessage(message);
+      }
+    },
+  };
+}

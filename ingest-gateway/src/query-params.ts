@@ -1,0 +1,77 @@
+import { invalidArgument } from '@dynamic-events/proto';
+import type { ChangeKind, EventQuery, Instant, PageQuery } from './model.js';
+
+/** The query string as Koa parses it: a repeated parameter arrives as an array. */
+export type RawQuery = Record<string, string | string[] | undefined>;
+
+/** Page sizes: the registry's bounds, checked here so the error names `limit`. */
+const LIMIT = { default: 100, max: 1000 };
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+const KINDS: readonly ChangeKind[] = ['event.created', 'device.created', 'object.created', 'event_type.created'];
+
+/**
+ * Reads the allowed parameters of one endpoint: an unknown or repeated parameter is a 400 naming it
+ * (a typo such as `devce_name` must not silently list everything). Empty values count as absent.
+ */
+export function readParams(query: RawQuery, allowed: readonly string[]): Record<string, string | undefined> {
+  const params: Record<string, string | undefined> = {};
+  for (const [name, value] of Object.entries(query)) {
+    if (!allowed.includes(name)) throw invalidArgument(name, 'unknown', `${name} is not a known parameter (known: ${allowed.join(', ')})`);
+    if (Array.isArray(value)) throw invalidArgument(name, 'repeated', `${name} must be given once`);
+    params[name] = value === '' ? undefined : value;
+  }
+  return params;
+}
+
+/** limit 1–1000 (default 100) and the opaque page_token. */
+export function pageOf(params: Record<string, string | undefined>): PageQuery {
+  const raw = params.limit;
+  const limit = raw === undefined ? LIMIT.default : /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+  if (!(limit >= 1 && limit <= LIMIT.max)) throw invalidArgument('limit', 'range', `limit must be an integer between 1 and ${LIMIT.max}`);
+  return { limit, pageToken: params.page_token ?? '' };
+}
+
+/** An RFC 3339 timestamp (offset required) to an exact instant; anything else is a 400 naming `name`. */
+export function instantOf(name: string, value: string): Instant {
+  const m = RFC3339.exec(value);
+  const bad = () => invalidArgument(name, 'rfc3339', `${name} must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z`);
+  if (!m) throw bad();
+  const [, y, mo, d, h, mi, s, fraction = '', sign, oh = '0', om = '0'] = m;
+  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are.
+  const check = new Date(0);
+  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
+  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  const ms = check.getTime();
+  // Date.UTC rolls 2026-02-30 over into March: a date that does not round-trip does not exist.
+  if (Number(y) < 1 || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCHours() !== Number(h) || Number(s) > 59) throw bad();
+  if (Number(oh) > 23 || Number(om) > 59) throw bad();
+  const offset = (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
+  const seconds = Math.floor(ms / 1000) - offset;
+  return { seconds: String(seconds), nanos: Number(fraction.padEnd(9, '0')) };
+}
+
+const before = (a: Instant, b: Instant) => BigInt(a.seconds) < BigInt(b.seconds) || (a.seconds === b.seconds && a.nanos < b.nanos);
+
+/** The event filters shared by the list and the stream; since must not be after until. */
+export function eventQueryOf(params: Record<string, string | undefined>): EventQuery {
+  const since = params.since === undefined ? undefined : instantOf('since', params.since);
+  const until = params.until === undefined ? undefined : instantOf('until', params.until);
+  if (since && until && before(until, since)) throw invalidArgument('since', 'order', 'since must not be after until');
+  return { deviceName: params.device_name, object: params.object, domain: params.domain, eventType: params.event_type, since, until };
+}
+
+/** order=asc|desc (default desc). */
+export function oldestFirstOf(value: string | undefined): boolean {
+  if (value === undefined || value === 'desc') return false;
+  if (value === 'asc') return true;
+  throw invalidArgument('order', 'enum', 'order must be asc or desc');
+}
+
+/** kinds=event.created,device.created,... (default: all). */
+export function kindsOf(value: string | undefined): ChangeKind[] {
+  if (value === undefined) return [];
+  return value.split(',').map((kind) => {
+    if (!KINDS.includes(kind as ChangeKind)) throw invalidArgument('kinds', 'enum', `kinds must be a comma-separated list of ${KINDS.join(', ')}`);
+    return kind as ChangeKind;
+  });
+}
