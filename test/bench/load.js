@@ -30,9 +30,10 @@ const idOf = (body) => /"id":"([0-9a-f-]{36})"/.exec(body)?.[1];
 /**
  * Runs `connections` connections for `seconds` (or `amount` requests); body(n) gives request n's
  * body (n counts from `from`). `roles()` lists pids per role for the CPU figures; `rss` ({role: pid})
- * is sampled every 500 ms; `ids` keeps the event ids of the 2xx answers.
+ * is sampled every 500 ms; `ids` keeps the event ids of the 2xx answers. With `path(n)` instead of
+ * `body`, request n is a GET of that path.
  */
-export async function load({ url, headers = {}, connections, seconds, amount, body, from = 0, roles, rss, ids = false }) {
+export async function load({ url, headers = {}, connections, seconds, amount, body, path, from = 0, roles, rss, ids = false }) {
   let next = from;
   const latencies = [];
   const failures = failureLog();
@@ -42,9 +43,11 @@ export async function load({ url, headers = {}, connections, seconds, amount, bo
     else if (answeredIds) answeredIds.push(idOf(text));
   };
   const setupClient = (client) => client.on('response', (status, _bytes, ms) => status >= 200 && status < 300 && latencies.push(ms));
+  // `path(n)` instead of `body(n)`: GET request n at that path (the list scenario).
+  const setupRequest = path ? (req) => ({ ...req, method: 'GET', path: path(next++) }) : (req) => ({ ...req, body: body(next++) });
   const options = {
-    url, method: 'POST', connections, headers: { ...headers, 'content-type': 'application/json' }, setupClient,
-    requests: [{ setupRequest: (req) => ({ ...req, body: body(next++) }), onResponse }],
+    url, method: path ? 'GET' : 'POST', connections, headers: path ? headers : { ...headers, 'content-type': 'application/json' }, setupClient,
+    requests: [{ setupRequest, onResponse }],
     ...(amount ? { amount } : { duration: seconds }),
   };
   const memory = rss ? sampleRss(rss) : undefined;

@@ -9,6 +9,8 @@ const TITLES = {
   first: 'first sightings',
   images: 'images, unique ~117 KiB PNG',
   scale: 'scale: steady on 10 M events',
+  watch: 'steady + 10 SSE watchers',
+  list: 'list: device latest 100, 10 M',
 };
 const RSS_GOAL_MIB = 200;
 const CPU_COLUMNS = [['load', 'load tool'], ['gateway', 'echo/gateway'], ['registry', 'registry'], ['media', 'media'], ['postgres', 'postgres']];
@@ -38,7 +40,7 @@ function cpuTable(scenarios) {
     rows.push([title, ...cells.map((v) => num(v)), num(cells.reduce((sum, v) => sum + (v ?? 0), 0))]);
   };
   for (const [name, r] of Object.entries(scenarios)) {
-    row(name === 'scale' ? 'steady, empty database (interleaved)' : `echo for ${name} (${r.connections} conns)`, r.base.cpuUsPerEvent);
+    if (r.base) row(name === 'scale' ? 'steady, empty database (interleaved)' : name === 'watch' ? 'steady without watchers' : `echo for ${name} (${r.connections} conns)`, r.base.cpuUsPerEvent);
     row(TITLES[name], r.cpuUsPerEvent);
   }
   return table(['CPU us per 2xx event', ...CPU_COLUMNS.map(([, title]) => title), 'total'], rows);
@@ -64,7 +66,7 @@ function notes(report) {
   const lines = [];
   for (const [name, r] of Object.entries(report.scenarios)) {
     for (const run of [r, r.base]) {
-      if (run.failed === 0) continue;
+      if (!run || run.failed === 0) continue;
       const who = run === r ? name : name === 'scale' ? 'steady, empty database (interleaved with scale)' : `echo for ${name}`;
       lines.push(`${who}: ${run.failed} failed (${run.non2xx} non-2xx, ${run.errors} errors, ${run.timeouts} timeouts); first distinct: ${JSON.stringify(run.failures)}`);
     }
@@ -74,6 +76,8 @@ function notes(report) {
   const scaleDb = report.meta.scaleDatabase;
   if (scaleDb) lines.push(`scale database: ${scaleDb.reused ? `reused, ${scaleDb.events.toLocaleString('en')} events` : `created and seeded in ${scaleDb.seedSeconds} s`}`);
   if (report.scenarios.scale) lines.push(`scale rounds (10 M / empty, alternated): ${report.scenarios.scale.rounds.join(', ')}`);
+  const watch = report.scenarios.watch?.watch;
+  if (watch) lines.push(`watch: ${watch.watchers} watchers, ${watch.probes} probes, event 200 -> watcher p50 ${watch.p50} ms, p99 ${watch.p99} ms, ${watch.missing} (probe, watcher) pairs missing, ${watch.framesPerWatcher} frames per watcher`);
   for (const [name, why] of Object.entries(report.skipped)) lines.push(`${name}: skipped, ${why}`);
   return lines;
 }

@@ -23,8 +23,9 @@ import { memory, printReport, writeJson } from './report.js';
 import * as scenarios from './scenarios.js';
 import { seedScale } from './seed.js';
 import { checkRoot, startEcho, startStack } from './stack.js';
+import { listScenario, watchScenario } from './watch.js';
 
-const ALL = ['steady', 'sequential', 'first', 'images', 'scale'];
+const ALL = ['steady', 'sequential', 'first', 'images', 'watch', 'scale', 'list'];
 const log = (line) => console.error(`bench: ${line}`);
 
 const { values: cli } = parseArgs({
@@ -116,23 +117,24 @@ async function emptyDatabaseScenarios(images) {
   await run('sequential', () => scenarios.sequential(ctx, target));
   await run('first', () => scenarios.first(ctx, target, dbUrl));
   await run('images', () => scenarios.imagesScenario(ctx, target, images));
-  if (selected.has('scale')) return target;
+  await run('watch', () => watchScenario(ctx, target));
+  if (selected.has('scale') || selected.has('list')) return target;
   await stack.stop();
   return undefined;
 }
 
 async function main() {
   checkRoot(root);
-  if (selected.has('scale')) {
+  for (const name of ['scale', 'list'].filter((n) => selected.has(n))) {
     const why = cli.quick ? '--quick' : cli['no-scale'] ? '--no-scale' : !serverUrl ? 'it needs DATABASE_URL (a server to keep the 10 M-event database on)' : undefined;
     if (why) {
-      report.skipped.scale = why;
-      selected.delete('scale');
+      report.skipped[name] = why;
+      selected.delete(name);
     }
   }
   const images = selected.has('images') ? imageBodies(ctx.runId) : undefined;
   if (images) report.meta.image = describeImage(images, log);
-  if (selected.has('scale')) {
+  if (selected.has('scale') || selected.has('list')) {
     report.meta.scaleDatabase = await prepareScaleDatabase();
     if (!report.meta.scaleDatabase.reused) {
       // Gigabytes were just written: flush them now rather than during the measurements.
@@ -148,8 +150,14 @@ async function main() {
   if (emptyTarget) {
     const { stack, target } = await stackOn(databaseUrl(serverUrl, SCALE_DB), 'scale');
     await scenarios.warmUp(ctx, target, databaseUrl(serverUrl, SCALE_DB));
-    report.scenarios.scale = await scenarios.scale(ctx, emptyTarget, target);
-    progress('scale', report.scenarios.scale);
+    if (selected.has('scale')) {
+      report.scenarios.scale = await scenarios.scale(ctx, emptyTarget, target);
+      progress('scale', report.scenarios.scale);
+    }
+    if (selected.has('list')) {
+      report.scenarios.list = await listScenario(ctx, target);
+      progress('list', report.scenarios.list);
+    }
     await stack.stop();
   }
 }

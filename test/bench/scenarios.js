@@ -14,6 +14,11 @@ export const GOALS = {
   first: { text: '>= 0.12 x echo, 0 duplicates/losses', pass: (r) => r.ratio >= 0.12 && r.check.anomalies === 0 },
   images: { text: '>= 0.30 x echo', pass: (r) => r.ratio >= 0.3 },
   scale: { text: '>= 0.9 x steady', pass: (r) => r.ratio >= 0.9 },
+  watch: {
+    text: '>= 0.9 x without, 200->watcher p99 <= 1 s, p50 <= 100 ms',
+    pass: (r) => r.ratio >= 0.9 && r.watch.p99 <= 1000 && r.watch.p50 <= 100 && r.watch.missing === 0,
+  },
+  list: { text: 'p99 <= 20 ms', pass: (r) => r.p99 <= 20 },
 };
 
 /** PASS, MISS or INFO (no threshold) for a measured scenario. */

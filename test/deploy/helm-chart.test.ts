@@ -33,7 +33,7 @@ const CONTRACT = {
     ports: { grpc: 50051, metrics: 9465 },
     readiness: { grpc: { port: 50051, service: '' } },
     liveness: { grpc: { port: 50051, service: 'liveness' } },
-    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS'],
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION'],
   },
   [name('media')]: {
     component: 'media-service',
@@ -113,6 +113,11 @@ describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered
   it('gives the registry its Idempotency-Key TTL (default one day), a value its config accepts', () => {
     const registry = podOf(findObject(objects, 'Deployment', name('registry'))).containers[0] as Container;
     expect(envOf(objects, registry).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(objects === full.objects ? '3600' : '86400');
+  });
+
+  it('gives the registry its retention settings (none for events, 7 days of watch history by default)', () => {
+    const env = envOf(objects, podOf(findObject(objects, 'Deployment', name('registry'))).containers[0] as Container);
+    expect([env.EVENT_RETENTION, env.WATCH_RETENTION]).toEqual(objects === full.objects ? ['30d', '2d'] : [undefined, '7d']);
   });
 
   it('gateway dials registry and media through their headless Services with dns:///, on the grpc container ports', () => {

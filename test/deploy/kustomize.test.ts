@@ -36,7 +36,7 @@ const SERVICES = {
   },
   'registry-service': {
     deployment: `${RELEASE}-registry`,
-    env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS'],
+    env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION'],
     ports: { grpc: 50051, metrics: 9465 },
     loadConfig: registryConfig as (env: Record<string, string>) => object,
     schema: REGISTRY_ENV,
