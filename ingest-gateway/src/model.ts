@@ -135,10 +135,15 @@ export interface PageQuery {
 /** What a watch stream reports. */
 export type ChangeKind = 'event.created' | 'device.created' | 'object.created' | 'event_type.created';
 
-/** A message of a watch: a created record with its cursor, or a keep-alive. */
-export type WatchMessage =
+/** A created record with its cursor. */
+export type WatchChange =
   | { cursor: string; kind: 'event.created'; event: RecordedEvent }
   | { cursor: string; kind: 'device.created'; device: DeviceRecord }
   | { cursor: string; kind: 'object.created'; object: ObjectRecord }
-  | { cursor: string; kind: 'event_type.created'; eventType: EventTypeRecord }
-  | { cursor: string; kind: 'keep-alive' };
+  | { cursor: string; kind: 'event_type.created'; eventType: EventTypeRecord };
+
+/** A message of a watch: changes read together, or none in a keep-alive; `cursor` is where a resume continues. */
+export interface WatchMessage {
+  cursor: string;
+  changes: WatchChange[];
+}

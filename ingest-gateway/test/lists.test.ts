@@ -104,9 +104,14 @@ describe('GET dynamic-events/stream', () => {
   it('frames each change as id/event/data and keep-alives as comments; Last-Event-ID wins over ?after=', async () => {
     const event = { id: 'e1', domain: 'd', eventType: 't', rels: ['/objects/d.o'], images: [], videoClips: [], properties: [{ key: 'k', value: 'v\nw' }], createdAt: CREATED_AT, updatedAt: CREATED_AT };
     gw.registry.watchMessages = [
-      { cursor: 'c0', kind: 'keep-alive' },
-      { cursor: 'c1', kind: 'device.created', device: { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT } },
-      { cursor: 'c2', kind: 'event.created', event },
+      { cursor: 'c0', changes: [] },
+      {
+        cursor: 'c2',
+        changes: [
+          { cursor: 'c1', kind: 'device.created', device: { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT } },
+          { cursor: 'c2', kind: 'event.created', event },
+        ],
+      },
     ];
     const res = await stream('/dynamic-events/stream?after=from-query&kinds=event.created,device.created', { 'Last-Event-ID': 'from-header' }, (b) => b.includes('id: c2'));
     expect(res.status).toBe(200);
@@ -114,6 +119,8 @@ describe('GET dynamic-events/stream', () => {
     expect(res.body).toContain(': keep-alive\n\n');
     expect(res.body).toContain(`id: c1\nevent: device.created\ndata: {"device_name":"cam","kind":"generic","created_at":"${CREATED_AT}","updated_at":"${CREATED_AT}"}\n\n`);
     expect(res.body).toContain('id: c2\nevent: event.created\ndata: {"id":"e1","domain":"d","event_type":"t","rels":["/objects/d.o"],"images":[],"video_clips":[],"event_additional_properties":{"k":"v\\nw"}');
+    // Changes of one message come as consecutive frames, in order.
+    expect(res.body.indexOf('id: c1')).toBeLessThan(res.body.indexOf('id: c2'));
     expect(gw.registry.lastQuery).toMatchObject({ afterCursor: 'from-header', kinds: ['event.created', 'device.created'] });
   });
 
@@ -125,7 +132,7 @@ describe('GET dynamic-events/stream', () => {
   });
 
   it('ends open streams cleanly when shutdown starts', async () => {
-    gw.registry.watchMessages = [{ cursor: 'c0', kind: 'keep-alive' }];
+    gw.registry.watchMessages = [{ cursor: 'c0', changes: [] }];
     const open = stream('/dynamic-events/stream', {}, () => false);
     await new Promise((r) => setTimeout(r, 200));
     gw.draining.abort();

@@ -16,6 +16,7 @@ import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
 import type { Metrics } from './metrics.js';
 import { createRegistryHandlers } from './rpc/registry.js';
+import { createWatchEncoding } from './rpc/watch-encoding.js';
 
 export interface ServerDeps {
   logger: Logger;
@@ -87,9 +88,11 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
   const recorder = createIdempotentRecorder(groupCommit, { pool, metrics });
+  const watchEncoding = createWatchEncoding();
+  const definition = { ...registry.RegistryServiceService, watch: { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize } };
   grpc.addService<registry.RegistryServiceServer>(
-    registry.RegistryServiceService,
-    createRegistryHandlers({ recorder, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
+    definition,
+    createRegistryHandlers({ watchEncoding, recorder, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
   );
   addReflection(grpc.server, REGISTRY_PROTO);
   const health = createDatabaseHealth({

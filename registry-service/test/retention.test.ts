@@ -17,12 +17,13 @@ async function collect(t: TestRegistry, request: Partial<registry.WatchRequest>,
   const abort = new AbortController();
   const timer = setTimeout(() => abort.abort(), ms);
   const messages: registry.WatchResponse[] = [];
+  const events = () => messages.flatMap((m) => m.changes).filter((c) => c.event);
   let error: AppError | undefined;
   try {
     const full = { filter: undefined, kinds: [], afterCursor: '', ...request };
     for await (const m of callStream(t.client.watch.bind(t.client), full, { deadlineMs: 60_000, signal: abort.signal })) {
       messages.push(m);
-      if (messages.filter((x) => x.event).length >= count) break;
+      if (events().length >= count) break;
     }
   } catch (err) {
     if (!abort.signal.aborted) error = err as AppError;
@@ -30,7 +31,7 @@ async function collect(t: TestRegistry, request: Partial<registry.WatchRequest>,
     clearTimeout(timer);
     abort.abort();
   }
-  return { messages, events: messages.filter((m) => m.event).map((m) => m.event!.id), error };
+  return { messages, events: events().map((c) => c.event!.id), error };
 }
 
 async function deletedRows(t: TestRegistry, table: string): Promise<number> {

@@ -13,10 +13,16 @@ import { sampleEvent, startRegistry, unique, type TestRegistry } from './helpers
 const up = await postgresAvailable();
 const { WATCH_KIND_EVENT_CREATED, WATCH_KIND_DEVICE_CREATED } = registry.WatchKind;
 
+/** One change received, or a keep-alive (a response without changes), flattened for assertions. */
+type Msg = Partial<registry.WatchChange> & { cursor: string; keepAlive?: true };
+
+/** A response as the list of what it carries, in order. */
+const flatten = (m: registry.WatchResponse): Msg[] => (m.changes.length === 0 ? [{ cursor: m.cursor, keepAlive: true }] : m.changes);
+
 interface Watcher {
-  messages: registry.WatchResponse[];
+  messages: Msg[];
   /** Resolves when `predicate` holds for the messages so far (rejects after 10 s). */
-  until(predicate: (m: registry.WatchResponse[]) => boolean): Promise<void>;
+  until(predicate: (m: Msg[]) => boolean): Promise<void>;
   stop(): void;
   /** Settles when the stream ends: undefined, or the AppError it ended with. */
   ended: Promise<AppError | undefined>;
@@ -24,13 +30,13 @@ interface Watcher {
 
 function watch(t: TestRegistry, request: Partial<registry.WatchRequest> = {}): Watcher {
   const abort = new AbortController();
-  const messages: registry.WatchResponse[] = [];
+  const messages: Msg[] = [];
   const checks: Array<() => void> = [];
   const full = { filter: undefined, kinds: [], afterCursor: '', ...request };
   const ended = (async () => {
     try {
       for await (const m of callStream(t.client.watch.bind(t.client), full, { deadlineMs: 60_000, signal: abort.signal })) {
-        messages.push(m);
+        messages.push(...flatten(m));
         for (const check of checks) check();
       }
       return undefined;
@@ -59,7 +65,7 @@ function watch(t: TestRegistry, request: Partial<registry.WatchRequest> = {}): W
   };
 }
 
-const eventIds = (messages: registry.WatchResponse[]) => messages.filter((m) => m.event).map((m) => m.event!.id);
+const eventIds = (messages: Msg[]) => messages.filter((m) => m.event).map((m) => m.event!.id);
 
 /** A cursor's (commit number, position) as one comparable number (test-only knowledge of the format). */
 function rankOf(cursor: string): bigint {
@@ -234,7 +240,7 @@ describe.skipIf(!up)('Watch', () => {
     older.release();
     await w.until((m) => eventIds(m).includes(follower));
     const changes = w.messages.filter((m) => !m.keepAlive);
-    const at = (test: (m: registry.WatchResponse) => boolean) => changes.findIndex(test);
+    const at = (test: (m: Msg) => boolean) => changes.findIndex(test);
     const created = at((m) => m.device?.deviceName === device);
     expect(created).toBeGreaterThanOrEqual(0);
     expect(created).toBeLessThan(at((m) => m.event?.id === follower));
@@ -249,14 +255,15 @@ describe.skipIf(!up)('Watch', () => {
       const device = unique('slow-reader');
       const request = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined }, kinds: [WATCH_KIND_EVENT_CREATED], afterCursor: '' };
       const stream = c.client.watch(request);
-      const received: registry.WatchResponse[] = [];
+      const received: Msg[] = [];
       stream.on('data', (m: registry.WatchResponse) => {
-        received.push(m);
+        received.push(...flatten(m));
         if (received.length === 1) stream.pause();
       });
       const ended = new Promise<{ code?: number; details?: string }>((resolve) => stream.on('error', resolve));
       const ids: string[] = [];
-      for (let i = 0; i < 6; i++) {
+      // About 8 MB in messages of up to 256 KB: more than the server queues for one stream (16 messages).
+      for (let i = 0; i < 10; i++) {
         const { events } = await c.api.recordEvents(Array.from({ length: 100 }, () => sampleEvent({ source: { deviceName: device }, additionalProperties: [{ key: 'pad', value: 'x'.repeat(8000) }] })));
         ids.push(...events.map((e) => e!.id));
       }

@@ -1,5 +1,5 @@
 import { AppError, callStream, callUnary, INTERNAL_MESSAGE, registry } from '@dynamic-events/proto';
-import type { ChangeKind, EventQuery, WatchMessage } from '../model.js';
+import type { ChangeKind, EventQuery, WatchChange } from '../model.js';
 import type { RegistryClient } from './registry.js';
 import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 
@@ -25,13 +25,14 @@ function toFilter(query: EventQuery): registry.EventFilter {
 
 const nextToken = (token: string): string | null => (token === '' ? null : token);
 
-function toWatchMessage(m: registry.WatchResponse): WatchMessage {
-  const { cursor } = m;
-  if (m.event) return { cursor, kind: 'event.created', event: toRecordedEvent(m.event) };
-  if (m.device) return { cursor, kind: 'device.created', device: toDeviceRecord(m.device) };
-  if (m.object) return { cursor, kind: 'object.created', object: toObjectRecord(m.object) };
-  if (m.eventType) return { cursor, kind: 'event_type.created', eventType: toEventTypeRecord(m.eventType) };
-  return { cursor, kind: 'keep-alive' };
+function toWatchChange(c: registry.WatchChange): WatchChange {
+  const { cursor } = c;
+  if (!cursor) throw new AppError('INTERNAL', INTERNAL_MESSAGE, {}, new Error('registry Watch change without cursor'));
+  if (c.event) return { cursor, kind: 'event.created', event: toRecordedEvent(c.event) };
+  if (c.device) return { cursor, kind: 'device.created', device: toDeviceRecord(c.device) };
+  if (c.object) return { cursor, kind: 'object.created', object: toObjectRecord(c.object) };
+  if (c.eventType) return { cursor, kind: 'event_type.created', eventType: toEventTypeRecord(c.eventType) };
+  throw new AppError('INTERNAL', INTERNAL_MESSAGE, {}, new Error('registry Watch change without a record'));
 }
 
 /** The registry's list and watch RPCs in gateway terms; failures reject (or throw) with an AppError. */
@@ -64,7 +65,7 @@ export function createRegistryReads(client: registry.RegistryServiceClient, dead
       const stream = callStream(client.watch.bind(client), request, { deadlineMs: Infinity, requestId: call.requestId, signal: call.signal });
       for await (const message of stream) {
         if (!message.cursor) throw new AppError('INTERNAL', INTERNAL_MESSAGE, {}, new Error('registry Watch message without cursor'));
-        yield toWatchMessage(message);
+        yield { cursor: message.cursor, changes: message.changes.map(toWatchChange) };
       }
     },
   };

@@ -4,7 +4,7 @@ import type { Router } from '@koa/router';
 import { AppError, type Logger } from '@dynamic-events/proto';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
-import type { WatchMessage } from '../model.js';
+import type { WatchChange, WatchMessage } from '../model.js';
 import { presentDevice, presentEventType, presentObject } from '../presenters/entities.js';
 import { presentEvent } from '../presenters/event.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
@@ -21,9 +21,30 @@ export interface StreamDeps {
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
 export const STREAM_STALL_MS = 30_000;
 
-/** One Server-Sent Events frame; a keep-alive is a comment line (the registry sends one at least every 10 s). */
-export function sseFrame(message: WatchMessage): string {
-  if (message.kind === 'keep-alive') return ': keep-alive\n\n';
+/** Frames kept for other clients following the same commits. */
+const RECENT_FRAMES = 4096;
+
+/**
+ * The SSE text of a watch message: one frame per change, or a comment line for a keep-alive (the
+ * registry sends one at least every 10 s). Recent frames are kept by cursor: a cursor names one
+ * change, so clients following the same commits share its JSON instead of each rendering it.
+ */
+export function createFrameCache(): (message: WatchMessage) => string {
+  const recent = new Map<string, string>();
+  const frameOf = (change: WatchChange): string => {
+    const cached = recent.get(change.cursor);
+    if (cached !== undefined) return cached;
+    const frame = sseFrame(change);
+    recent.set(change.cursor, frame);
+    // A Map keeps insertion order: the oldest frame goes first.
+    if (recent.size > RECENT_FRAMES) recent.delete(recent.keys().next().value as string);
+    return frame;
+  };
+  return (message) => (message.changes.length === 0 ? ': keep-alive\n\n' : message.changes.map(frameOf).join(''));
+}
+
+/** One Server-Sent Events frame for a change. */
+export function sseFrame(message: WatchChange): string {
   const data =
     message.kind === 'event.created'
       ? presentEvent(message.event)
@@ -50,6 +71,7 @@ function renameCursorField(err: unknown, field: string): unknown {
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, logger, draining } = deps;
+  const frameOf = createFrameCache();
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
@@ -75,9 +97,9 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     void (async () => {
       try {
         out.write(': connected\n\n');
-        if (!first.done) out.write(sseFrame(first.value));
+        if (!first.done) out.write(frameOf(first.value));
         for await (const message of messages) {
-          if (!out.write(sseFrame(message))) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+          if (!out.write(frameOf(message))) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
         }
       } catch (err) {
         if (stop.signal.aborted) return;

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { pgErrorFields } from '../db/pool.js';
-import { commitHorizon, lastCommitSeq, oldestRunningXid } from '../db/queries/commit-log.js';
+import { lastCommitSeq, pollHorizon } from '../db/queries/commit-log.js';
 import type { Metrics } from '../metrics.js';
 
 /**
@@ -12,8 +12,8 @@ import type { Metrics } from '../metrics.js';
  *
  * Each poll reads the highest number handed out (`n`) and only then takes a transaction id `xid` of
  * its own: every writer holding a number up to `n` already had its transaction id, a smaller one.
- * Once the oldest transaction still running in the cluster is younger than `xid`, all of them have
- * finished, and `n` becomes the bound. This waits for transactions, never blocks one: writers pay
+ * Once the oldest transaction still running in the cluster is younger than `xid` (seen by a later
+ * poll: one round trip each), all of them have finished, and `n` becomes the bound. This waits for transactions, never blocks one: writers pay
  * nothing. A long transaction anywhere in the cluster (a stuck session, a manual BEGIN that wrote
  * something) holds the bound back until it ends: registry_watch_horizon_lag_seconds shows it.
  */
@@ -40,7 +40,7 @@ export interface CommitHorizonOptions {
   metrics: Metrics;
   /** Polls at least this often while followed (commits of replicas whose notification was missed). */
   fallbackPollMs?: number;
-  /** Shortest gap between two polls: bounds the cost under a stream of commits. */
+  /** Shortest gap between two polls (default 15 ms): bounds the cost under a stream of commits. */
   minPollGapMs?: number;
 }
 
@@ -53,7 +53,7 @@ interface Pending {
 export function createCommitHorizon(options: CommitHorizonOptions): CommitHorizon {
   const { pool, logger, metrics } = options;
   const fallbackPollMs = options.fallbackPollMs ?? 500;
-  const minGapMs = options.minPollGapMs ?? 10;
+  const minGapMs = options.minPollGapMs ?? 15;
   const pending: Pending[] = [];
   const waiters = new Set<{ seq: bigint; wake: () => void }>();
   let bound = 0n;
@@ -65,21 +65,21 @@ export function createCommitHorizon(options: CommitHorizonOptions): CommitHorizo
   let again = false;
   let lastPoll = 0;
   let retries = 0;
+  // Polls in a row that left the oldest pending number unresolved (a long transaction): back off.
+  let stalls = 0;
   let lastWarned = 0;
 
   async function pollOnce(): Promise<void> {
-    const n = await lastCommitSeq(pool);
-    const newest = pending[pending.length - 1];
-    if (n > bound && !(newest && newest.n >= n)) pending.push({ ...(await commitHorizon(pool)), since: Date.now() });
-    if (pending.length > 0) {
-      const xmin = await oldestRunningXid(pool);
-      // Our own ids grow with every poll, so the finished ones are a prefix.
-      let done = 0;
-      while (done < pending.length && (pending[done]?.xid ?? xmin) < xmin) done++;
-      const last = pending[done - 1];
-      if (last && last.n > bound) bound = last.n;
-      pending.splice(0, done);
-    }
+    const known = pending[pending.length - 1]?.n ?? bound;
+    const { n, xmin, xid } = await pollHorizon(pool, known > bound ? known : bound);
+    // Our own ids grow with every poll, so the finished ones are a prefix.
+    let done = 0;
+    while (done < pending.length && (pending[done]?.xid ?? xmin) < xmin) done++;
+    stalls = done === 0 && pending.length > 0 ? stalls + 1 : 0;
+    const last = pending[done - 1];
+    if (last && last.n > bound) bound = last.n;
+    pending.splice(0, done);
+    if (xid !== undefined) pending.push({ n, xid, since: Date.now() });
     const lagSeconds = pending[0] ? (Date.now() - pending[0].since) / 1000 : 0;
     metrics.watchHorizonLagSeconds.set(lagSeconds);
     if (lagSeconds > 5 && Date.now() - lastWarned > 60_000) {
@@ -116,7 +116,7 @@ export function createCommitHorizon(options: CommitHorizonOptions): CommitHorizo
         // Unfinished writers: look again soon, backing off while a long transaction holds them.
         if (again || pending.length > 0 || retries > 0) {
           again = false;
-          schedule(Math.min(minGapMs * 2 ** Math.min(retries + (pending.length > 0 ? 1 : 0), 5), 250));
+          schedule(Math.min(minGapMs * 2 ** Math.min(retries + stalls, 5), 250));
         }
       });
     return running;

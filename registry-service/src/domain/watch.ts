@@ -5,8 +5,34 @@ import { decodeCursor, encodeCursor, type Position } from './watch-cursor.js';
 
 export type ChangeKind = Change['kind'];
 
-/** What a watch yields: a change with its cursor, or a keep-alive carrying where a resume continues. */
-export type WatchMessage = { cursor: string; change: Change } | { cursor: string; keepAlive: true };
+/** A change with its position. */
+export interface PositionedChange {
+  cursor: string;
+  change: Change;
+}
+
+/**
+ * What a watch yields: changes read together (in order), or none in a keep-alive; `cursor` is
+ * where a resume continues after this message.
+ */
+export interface WatchMessage {
+  cursor: string;
+  changes: PositionedChange[];
+}
+
+/** Changes per message at most, and roughly the bytes of record data: several per message, never a huge one. */
+const BATCH_CHANGES = 200;
+const BATCH_BYTES = 256 * 1024;
+
+/** Rough size of a change's record, enough to keep messages bounded. */
+function sizeOf(change: Change): number {
+  if (change.kind !== 'event') return 512;
+  let bytes = 512;
+  for (const p of change.event.properties) bytes += p.key.length + p.value.length + 8;
+  for (const url of change.event.images) bytes += url.length + 4;
+  for (const url of change.event.videoClips) bytes += url.length + 4;
+  return bytes;
+}
 
 export interface WatchRequest {
   filter: EventFilterInput;
@@ -48,6 +74,7 @@ const START_WAIT_MS = 2000;
  * by the server's stall limit (RESOURCE_EXHAUSTED) and resumes from its last cursor.
  */
 export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }): Watch {
+  const cursors = new WeakMap<Change, string>();
   return async function* watch(request, signal) {
     if (request.filter.sinceUs !== undefined || request.filter.untilUs !== undefined) {
       throw invalidArgument(request.filter.sinceUs !== undefined ? 'since' : 'until', 'unsupported', 'a watch follows commits: since and until are not allowed');
@@ -65,26 +92,42 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
       const afterOf = (p: Position) => (p.index === 'end' ? p.seq : p.seq - 1n);
       // Read before the first message, so an expired cursor is refused rather than acknowledged.
       let page = await feed.read(afterOf(at));
-      yield { cursor: encodeCursor(logId, at), keepAlive: true };
+      yield { cursor: encodeCursor(logId, at), changes: [] };
       let lastSent = Date.now();
+      // Every watcher reading a shared page gets the same change objects: their cursors are computed once.
+      const cursorOf = (change: Change, seq: bigint, index: number): string => {
+        let cursor = cursors.get(change);
+        if (cursor === undefined) cursors.set(change, (cursor = encodeCursor(logId, { seq, index })));
+        return cursor;
+      };
       for (;;) {
         if (signal.aborted) return;
         if (feed.closed.aborted) throw new AppError('UNAVAILABLE', 'registry shutting down: resume from the last cursor received');
+        let batch: PositionedChange[] = [];
+        let bytes = 0;
         for (const commit of page.commits) {
           const from = commit.seq === at.seq && at.index !== 'end' ? at.index + 1 : 0;
           for (let i = from; i < commit.changes.length; i++) {
             const change = commit.changes[i];
             if (!change || (kinds.size > 0 && !kinds.has(change.kind)) || !matches(change, filter)) continue;
-            yield { cursor: encodeCursor(logId, { seq: commit.seq, index: i }), change };
-            lastSent = Date.now();
+            batch.push({ cursor: cursorOf(change, commit.seq, i), change });
+            bytes += sizeOf(change);
+            if (batch.length >= BATCH_CHANGES || bytes >= BATCH_BYTES) {
+              yield { cursor: batch[batch.length - 1]!.cursor, changes: batch };
+              [batch, bytes, lastSent] = [[], 0, Date.now()];
+            }
           }
           at = { seq: commit.seq, index: 'end' };
+        }
+        if (batch.length > 0) {
+          yield { cursor: batch[batch.length - 1]!.cursor, changes: batch };
+          lastSent = Date.now();
         }
         // Nothing more up to the horizon: a resume may start there (keep-alive cursors stay recent).
         if (page.commits.length === 0 && page.through > at.seq) at = { seq: page.through, index: 'end' };
         const idleMs = Date.now() - lastSent;
         if (idleMs >= options.keepAliveMs) {
-          yield { cursor: encodeCursor(logId, at), keepAlive: true };
+          yield { cursor: encodeCursor(logId, at), changes: [] };
           lastSent = Date.now();
         } else if (page.commits.length === 0) {
           await feed.horizon.waitPast(at.seq, options.keepAliveMs - idleMs, signal);

@@ -6,20 +6,23 @@ import type { EventDraft, NewEvent, RecordedEvent } from '../domain/types.js';
 import { validateBatchSize, validateEvent } from '../domain/validate-event.js';
 import type { Watch } from '../domain/watch.js';
 import { isNewestFirst, toChangeKinds, toEventFilter } from './from-proto.js';
-import { toDevice, toEvent, toEventType, toObject, toRecorded, toWatchResponse } from './to-proto.js';
+import { toDevice, toEvent, toEventType, toObject, toRecorded } from './to-proto.js';
+import type { WatchEncoding } from './watch-encoding.js';
 
 export interface RegistryHandlerDeps {
   recorder: EventRecorder;
   reader: Reader;
   lister: Lister;
   watch: Watch;
+  /** The same instance must serialize the Watch method's responses (server.ts wires both). */
+  watchEncoding: WatchEncoding;
   logger: Logger;
 }
 
 
 /** RegistryService handlers: the only place that maps protobuf messages to domain types and back. */
 export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceImpl<registry.RegistryServiceServer> {
-  const { recorder, reader, lister, watch, logger } = deps;
+  const { recorder, reader, lister, watch, watchEncoding, logger } = deps;
   return {
     async recordEvent(request) {
       if (!request.event) throw invalidArgument('event', 'required', 'event is required');
@@ -76,7 +79,7 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
     },
     async *watch(request, ctx) {
       const input = { filter: toEventFilter(request.filter), kinds: toChangeKinds(request.kinds), afterCursor: request.afterCursor };
-      for await (const message of watch(input, ctx.signal)) yield toWatchResponse(message);
+      for await (const message of watch(input, ctx.signal)) yield watchEncoding.toResponse(message);
     },
   };
 }

@@ -1,6 +1,6 @@
 import { registry, timestampFromMicros } from '@dynamic-events/proto';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord, Outcome, RecordedEvent } from '../domain/types.js';
-import type { WatchMessage } from '../domain/watch.js';
+import type { PositionedChange } from '../domain/watch.js';
 import { WATCH_KINDS } from './from-proto.js';
 
 /* Domain records → protobuf messages: the only place besides the handlers that knows protobuf types. */
@@ -62,9 +62,8 @@ export function toEventType(type: EventTypeRecord): registry.EventType {
   };
 }
 
-export function toWatchResponse(message: WatchMessage): registry.WatchResponse {
-  if ('keepAlive' in message) return { cursor: message.cursor, kind: registry.WatchKind.WATCH_KIND_UNSPECIFIED, keepAlive: {} };
-  const { change, cursor } = message;
+/** One change as the wire carries it. */
+export function toWatchChange({ cursor, change }: PositionedChange): registry.WatchChange {
   const kind = WATCH_KINDS.get(change.kind) ?? registry.WatchKind.WATCH_KIND_UNSPECIFIED;
   switch (change.kind) {
     case 'event':

@@ -34,24 +34,23 @@ export async function lastCommitSeq(db: Queryable): Promise<bigint> {
 }
 
 /**
- * The highest commit number handed out so far, read BEFORE this statement's own transaction id is
- * taken (the sequence tuple is scanned before the select list is computed). Every writer that got a
- * number up to `n` already had its transaction id then, so once the oldest running transaction is
- * younger than `xid`, all of them have finished.
+ * One poll of the watch horizon, one round trip: the highest commit number handed out (`n`), the
+ * oldest transaction still running in the cluster (`xmin`, from this statement's snapshot), and,
+ * only when `n` exceeds `known`, a transaction id of this statement's own (`xid`). The sequence
+ * tuple is scanned before the select list is computed, so every writer holding a number up to `n`
+ * already had its transaction id, a smaller one than `xid`: once a later poll's `xmin` passes
+ * `xid`, all of them have finished.
  */
-export async function commitHorizon(db: Queryable): Promise<{ n: bigint; xid: bigint }> {
-  const [row] = await query<{ n: string; xid: string }>(
+export async function pollHorizon(db: Queryable, known: bigint): Promise<{ n: bigint; xmin: bigint; xid: bigint | undefined }> {
+  const [row] = await query<{ n: string; xmin: string; xid: string | null }>(
     db,
-    'SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n, pg_current_xact_id()::text AS xid FROM commit_seq',
+    `SELECT n, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, CASE WHEN n > $1 THEN pg_current_xact_id()::text END AS xid
+     FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM commit_seq) s`,
+    [known.toString()],
+    'registry-watch-horizon',
   );
   if (!row) throw new Error('commit_seq returned no row');
-  return { n: BigInt(row.n), xid: BigInt(row.xid) };
-}
-
-/** The oldest transaction id still running anywhere in the cluster (or the next one when none is). */
-export async function oldestRunningXid(db: Queryable): Promise<bigint> {
-  const [row] = await query<{ xmin: string }>(db, 'SELECT pg_snapshot_xmin(pg_current_snapshot())::text AS xmin');
-  return BigInt(row?.xmin ?? '0');
+  return { n: BigInt(row.n), xmin: BigInt(row.xmin), xid: row.xid === null ? undefined : BigInt(row.xid) };
 }
 
 /** Commits numbered in (afterSeq, throughSeq], in order, at most `limit`; and the purge horizon read in the same snapshot. */

@@ -297,19 +297,29 @@ export interface WatchRequest {
   afterCursor: string;
 }
 
-/** KeepAlive says the stream is alive; its cursor is where a resume would continue. */
-export interface KeepAlive {
-}
-
-export interface WatchResponse {
-  /** Opaque position of this message in commit order; pass it as after_cursor to resume after it. */
+/** WatchChange is one created record and its position in the log. */
+export interface WatchChange {
+  /** Opaque position of this change; pass it as after_cursor to resume after it. */
   cursor: string;
   kind: WatchKind;
   event?: Event | undefined;
   device?: Device | undefined;
   object?: SourceObject | undefined;
   eventType?: EventType | undefined;
-  keepAlive?: KeepAlive | undefined;
+}
+
+/**
+ * WatchResponse carries the changes read together (several per message: one gRPC message per change
+ * would cost each watcher more than the write it reports), or none in a keep-alive.
+ */
+export interface WatchResponse {
+  /** In log order; empty in a keep-alive. */
+  changes: WatchChange[];
+  /**
+   * Where a resume continues after this message: the last change's cursor, or, in a keep-alive,
+   * a position at or after it.
+   */
+  cursor: string;
 }
 
 function createBaseSource(): Source {
@@ -2617,55 +2627,12 @@ export const WatchRequest: MessageFns<WatchRequest> = {
   },
 };
 
-function createBaseKeepAlive(): KeepAlive {
-  return {};
+function createBaseWatchChange(): WatchChange {
+  return { cursor: "", kind: 0, event: undefined, device: undefined, object: undefined, eventType: undefined };
 }
 
-export const KeepAlive: MessageFns<KeepAlive> = {
-  encode(_: KeepAlive, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
-    return writer;
-  },
-
-  decode(input: BinaryReader | Uint8Array, length?: number): KeepAlive {
-    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
-    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
-    if (previousRecursionDepth >= 100) {
-      throw new globalThis.Error("protobuf decode recursion limit exceeded");
-    }
-    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
-    try {
-      const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseKeepAlive();
-      while (reader.pos < end) {
-        const tag = reader.uint32();
-        switch (tag >>> 3) {
-        }
-        if ((tag & 7) === 4 || tag === 0) {
-          break;
-        }
-        reader.skip(tag & 7);
-      }
-      return message;
-    } finally {
-      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
-    }
-  },
-};
-
-function createBaseWatchResponse(): WatchResponse {
-  return {
-    cursor: "",
-    kind: 0,
-    event: undefined,
-    device: undefined,
-    object: undefined,
-    eventType: undefined,
-    keepAlive: undefined,
-  };
-}
-
-export const WatchResponse: MessageFns<WatchResponse> = {
-  encode(message: WatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+export const WatchChange: MessageFns<WatchChange> = {
+  encode(message: WatchChange, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
     if (message.cursor !== "") {
       writer.uint32(10).string(message.cursor);
     }
@@ -2684,13 +2651,10 @@ export const WatchResponse: MessageFns<WatchResponse> = {
     if (message.eventType !== undefined) {
       EventType.encode(message.eventType, writer.uint32(50).fork()).join();
     }
-    if (message.keepAlive !== undefined) {
-      KeepAlive.encode(message.keepAlive, writer.uint32(58).fork()).join();
-    }
     return writer;
   },
 
-  decode(input: BinaryReader | Uint8Array, length?: number): WatchResponse {
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchChange {
     const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
     const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
     if (previousRecursionDepth >= 100) {
@@ -2699,7 +2663,7 @@ export const WatchResponse: MessageFns<WatchResponse> = {
     (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
     try {
       const end = length === undefined ? reader.len : reader.pos + length;
-      const message = createBaseWatchResponse();
+      const message = createBaseWatchChange();
       while (reader.pos < end) {
         const tag = reader.uint32();
         switch (tag >>> 3) {
@@ -2751,12 +2715,61 @@ export const WatchResponse: MessageFns<WatchResponse> = {
             message.eventType = EventType.decode(reader, reader.uint32());
             continue;
           }
-          case 7: {
-            if (tag !== 58) {
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseWatchResponse(): WatchResponse {
+  return { changes: [], cursor: "" };
+}
+
+export const WatchResponse: MessageFns<WatchResponse> = {
+  encode(message: WatchResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.changes) {
+      WatchChange.encode(v!, writer.uint32(10).fork()).join();
+    }
+    if (message.cursor !== "") {
+      writer.uint32(18).string(message.cursor);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): WatchResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseWatchResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
               break;
             }
 
-            message.keepAlive = KeepAlive.decode(reader, reader.uint32());
+            message.changes.push(WatchChange.decode(reader, reader.uint32()));
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.cursor = reader.string();
             continue;
           }
         }
@@ -2896,8 +2909,9 @@ export const RegistryServiceService = {
    * later change exactly once, in one order every replica agrees on: the order in which the writes
    * finished, which puts every commit after the commits it depended on (an event after the
    * device.created, object.created and event_type.created it refers to) and a commit that started
-   * after another one committed after it. The stream starts with a keep_alive carrying the cursor
-   * it starts from and sends another at least every 10 s while nothing matches. A cursor older
+   * after another one committed after it. The stream starts with a keep-alive (a message without
+   * changes) carrying the cursor it starts from and sends another at least every 10 s while nothing
+   * matches. A cursor older
    * than the retained commit log ends the stream with FAILED_PRECONDITION (list what was missed,
    * then watch from now); a malformed or foreign cursor is INVALID_ARGUMENT naming after_cursor; a
    * watcher that does not read for WATCH_MAX_STALL ends with RESOURCE_EXHAUSTED (resume from the
@@ -2949,8 +2963,9 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
    * later change exactly once, in one order every replica agrees on: the order in which the writes
    * finished, which puts every commit after the commits it depended on (an event after the
    * device.created, object.created and event_type.created it refers to) and a commit that started
-   * after another one committed after it. The stream starts with a keep_alive carrying the cursor
-   * it starts from and sends another at least every 10 s while nothing matches. A cursor older
+   * after another one committed after it. The stream starts with a keep-alive (a message without
+   * changes) carrying the cursor it starts from and sends another at least every 10 s while nothing
+   * matches. A cursor older
    * than the retained commit log ends the stream with FAILED_PRECONDITION (list what was missed,
    * then watch from now); a malformed or foreign cursor is INVALID_ARGUMENT naming after_cursor; a
    * watcher that does not read for WATCH_MAX_STALL ends with RESOURCE_EXHAUSTED (resume from the
@@ -3134,8 +3149,9 @@ export interface RegistryServiceClient extends Client {
    * later change exactly once, in one order every replica agrees on: the order in which the writes
    * finished, which puts every commit after the commits it depended on (an event after the
    * device.created, object.created and event_type.created it refers to) and a commit that started
-   * after another one committed after it. The stream starts with a keep_alive carrying the cursor
-   * it starts from and sends another at least every 10 s while nothing matches. A cursor older
+   * after another one committed after it. The stream starts with a keep-alive (a message without
+   * changes) carrying the cursor it starts from and sends another at least every 10 s while nothing
+   * matches. A cursor older
    * than the retained commit log ends the stream with FAILED_PRECONDITION (list what was missed,
    * then watch from now); a malformed or foreign cursor is INVALID_ARGUMENT naming after_cursor; a
    * watcher that does not read for WATCH_MAX_STALL ends with RESOURCE_EXHAUSTED (resume from the
