@@ -57,6 +57,40 @@ describe.skipIf(!up)('list RPCs', () => {
     expect(seen.every((e) => e.deviceName === device && e.rels[0]?.startsWith(`/objects/${domain}.`))).toBe(true);
   });
 
+  it.each([
+    ['newest first', 0],
+    ['oldest first', SORT_ORDER_OLDEST_FIRST],
+  ])('%s under concurrent writers (two at a time, some transactions still open while pages are read): every earlier event exactly once', async (_, order) => {
+    const device = unique('busy');
+    const domain = unique('acme.lpr');
+    const before = await record(device, domain, 60);
+    let writing = true;
+    const writers = [0, 1].map(async () => {
+      while (writing) await record(device, domain, 5);
+    });
+    // A transaction that inserted (created_at = its start) and commits only after several pages were read.
+    const late = await t.pool.connect();
+    await late.query('BEGIN');
+    await late.query(`INSERT INTO events (id, object_ref, device_name, domain, event_type) SELECT gen_random_uuid(), object_ref, device_name, domain, event_type FROM events WHERE device_name = $1 LIMIT 1`, [device]);
+    const seen: string[] = [];
+    let pageToken = '';
+    let pages = 0;
+    try {
+      do {
+        const page = await t.api.listEvents({ filter: filter({ deviceName: device }), pageSize: 6, pageToken, order });
+        seen.push(...page.events.map((e) => e.id));
+        pageToken = page.nextPageToken;
+        if (++pages === 3) await late.query('COMMIT');
+      } while (pageToken !== '');
+    } finally {
+      writing = false;
+      await Promise.all(writers);
+      late.release();
+    }
+    expect(new Set(seen).size).toBe(seen.length);
+    for (const id of before) expect(seen).toContain(id);
+  });
+
   it('pages oldest first and filters by object, domain, event type and time range', async () => {
     const device = unique('cam');
     const domain = unique('acme.lpr');
