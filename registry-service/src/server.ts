@@ -48,7 +48,7 @@ export interface ServerDeps {
   watchMaxStallMs?: number;
   /** EVENT_RETENTION in seconds; undefined keeps every event. */
   eventRetentionSeconds?: number;
-  /** WATCH_RETENTION in seconds (default 7 days). */
+  /** WATCH_RETENTION in seconds (default one day). */
   watchRetentionSeconds?: number;
 }
 
@@ -108,7 +108,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     metrics,
     horizon: watching.horizon,
     eventRetentionSeconds: deps.eventRetentionSeconds,
-    watchRetentionSeconds: deps.watchRetentionSeconds ?? 7 * 86_400,
+    watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
   });
   return { grpc, health, purger, watching, retention };
 }

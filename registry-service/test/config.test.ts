@@ -22,7 +22,7 @@ describe('loadConfig', () => {
       migrations: 'auto',
       idempotencyKeyTtlSeconds: 86_400,
       eventRetentionSeconds: undefined,
-      watchRetentionSeconds: 7 * 86_400,
+      watchRetentionSeconds: 86_400,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

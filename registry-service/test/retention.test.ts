@@ -97,4 +97,14 @@ describe.skipIf(!up)('retention', () => {
     expect(resumed.error).toBeUndefined();
     expect(resumed.events).toEqual([after]);
   });
+
+  it('keeps the watch history no longer than the events (WATCH_RETENTION capped at EVENT_RETENTION)', async () => {
+    await t.api.recordEvents([sampleEvent({ source: { deviceName: unique('cap') } })]);
+    await new Promise((r) => setTimeout(r, 1200));
+    const retention = createRetention({ pool: t.pool, logger: silent, metrics: t.metrics, horizon: t.server.watching.horizon, eventRetentionSeconds: 1, watchRetentionSeconds: 86_400 });
+    const removed = await retention.runOnce();
+    expect(removed.events).toBeGreaterThan(0);
+    expect(removed.commits).toBeGreaterThan(0);
+    expect(await countRows(t.pool, 'commit_log', 'written_at < now() - interval \'1 second\'', [])).toBe(0);
+  });
 });

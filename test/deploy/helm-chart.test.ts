@@ -115,9 +115,9 @@ describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered
     expect(envOf(objects, registry).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(objects === full.objects ? '3600' : '86400');
   });
 
-  it('gives the registry its retention settings (none for events, 7 days of watch history by default)', () => {
+  it('gives the registry its retention settings (none for events, one day of watch history by default)', () => {
     const env = envOf(objects, podOf(findObject(objects, 'Deployment', name('registry'))).containers[0] as Container);
-    expect([env.EVENT_RETENTION, env.WATCH_RETENTION]).toEqual(objects === full.objects ? ['30d', '2d'] : [undefined, '7d']);
+    expect([env.EVENT_RETENTION, env.WATCH_RETENTION]).toEqual(objects === full.objects ? ['30d', '2d'] : [undefined, '1d']);
   });
 
   it('gateway dials registry and media through their headless Services with dns:///, on the grpc container ports', () => {

@@ -58,7 +58,9 @@ export function createRetention(options: RetentionOptions): Retention {
     const events = seconds === undefined ? 0 : await drain(() => deleteExpiredEvents(pool, seconds, batch), (n) => metrics.retentionRowsDeleted.inc({ table: 'events' }, n));
     // Only commits every watcher can already see are purged: none appears behind the purge horizon later.
     const through = await horizon.refresh(5000);
-    const commits = await drain(() => purgeCommitLog(pool, options.watchRetentionSeconds, through, batch), (n) => metrics.retentionRowsDeleted.inc({ table: 'commit_log' }, n));
+    // History older than the events it names is of no use: never kept longer than the events.
+    const keep = Math.min(options.watchRetentionSeconds, seconds ?? Number.POSITIVE_INFINITY);
+    const commits = await drain(() => purgeCommitLog(pool, keep, through, batch), (n) => metrics.retentionRowsDeleted.inc({ table: 'commit_log' }, n));
     return { events, commits };
   }
 
