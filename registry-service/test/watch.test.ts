@@ -248,7 +248,7 @@ describe.skipIf(!up)('Watch', () => {
     w.stop();
   });
 
-  it('ends a watcher that stops reading with RESOURCE_EXHAUSTED; it resumes from its last cursor without loss or duplicate', async () => {
+  it('ends a watcher that stops reading with RESOURCE_EXHAUSTED; it resumes from its last cursor without loss or duplicate', { timeout: 90_000 }, async () => {
     const db2 = await createTestDatabase();
     const c = await startRegistry({ databaseUrl: db2.url, watchMaxStallMs: 1000 });
     try {
@@ -262,9 +262,10 @@ describe.skipIf(!up)('Watch', () => {
       });
       const ended = new Promise<{ code?: number; details?: string }>((resolve) => stream.on('error', resolve));
       const ids: string[] = [];
-      // About 8 MB in messages of up to 256 KB: more than the server queues for one stream (16 messages).
-      for (let i = 0; i < 10; i++) {
-        const { events } = await c.api.recordEvents(Array.from({ length: 100 }, () => sampleEvent({ source: { deviceName: device }, additionalProperties: [{ key: 'pad', value: 'x'.repeat(8000) }] })));
+      // About 40 MB in messages of up to 256 KB: more than the HTTP/2 windows (16 MiB per connection,
+      // http2-window.ts) and the 16 messages the server queues for one stream can hold.
+      for (let i = 0; i < 25; i++) {
+        const { events } = await c.api.recordEvents(Array.from({ length: 100 }, () => sampleEvent({ source: { deviceName: device }, additionalProperties: [{ key: 'pad', value: 'x'.repeat(16_000) }] })));
         ids.push(...events.map((e) => e!.id));
       }
       // The server gives up on the stalled stream; the client learns it once it reads what it had buffered.
