@@ -181,6 +181,38 @@ describe('text that is not Unicode', () => {
   });
 });
 
+describe('identities in Unicode NFC', () => {
+  const NFD = 'came\u0301ra';
+
+  it.each([
+    ['source.device_name', (b: Body) => (b.source.device_name = NFD)],
+    ['source.object_id', (b: Body) => (b.source.object_id = NFD)],
+    ['source.object_domain', (b: Body) => (b.source.object_domain = `acme.${NFD}`)],
+    ['event.event_type.event_type', (b: Body) => (b.event.event_type.event_type = NFD)],
+  ])('refuses a decomposed %s with 400 naming it (the registry\'s words), before storing an image', async (field, change) => {
+    const body = mutate((b) => {
+      b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64');
+      change(b);
+    });
+    const response = await gw.post(body, auth);
+    expect(response).toMatchObject({ status: 400, json: { error: `${field} must be Unicode NFC-normalized` } });
+    expect(gw.media.calls).toEqual([]);
+    expect(gw.registry.calls).toEqual([]);
+  });
+
+  it('accepts the composed form, and decomposed text outside the identity fields, as sent', async () => {
+    const body = mutate((b) => {
+      b.source.device_name = NFD.normalize('NFC');
+      b.source.object_name = NFD;
+      b.event.event_data.event_additional_properties.zone = NFD;
+    });
+    expect((await gw.post(body, auth)).status).toBe(200);
+    const recorded = gw.registry.recorded.at(-1)!;
+    expect(recorded.source).toMatchObject({ deviceName: 'caméra', objectName: NFD });
+    expect(recorded.properties).toContainEqual({ key: 'zone', value: NFD });
+  });
+});
+
 describe('one full id, one object', () => {
   it('refuses an image request whose full id names an object of another domain with 409, before storing the image', async () => {
     const first = mutate((b) => Object.assign(b.source, { object_domain: 'col.a.b', object_id: 'c' }));

@@ -61,11 +61,15 @@ const anyText = fc.oneof(
   fc.constantFrom('', ' ', '\u00a0', '\u2028', '\ufeff', '\u200b', 'a.b', 'é', '😀'.repeat(255), '😀'.repeat(256), 'x'.repeat(255)),
 );
 
-/** The outcome the rules predict for a source (lengths in code points, whitespace-only is empty, no U+0000). */
+/** Identities must be in Unicode NFC; the other fields are stored as sent. */
+const IDENTITY_FIELDS = new Set(['device_name', 'object_id', 'object_domain']);
+
+/** The outcome the rules predict for a source (lengths in code points, whitespace-only is empty, no U+0000, identities NFC). */
 function expectedStatus(source: Record<string, string>): number {
   for (const field of SOURCE_FIELDS) {
     const value = source[field]!;
     if (value.trim() === '' || value.includes('\u0000') || [...value].length > 255) return 400;
+    if (IDENTITY_FIELDS.has(field) && value.normalize('NFC') !== value) return 400;
   }
   return source.object_id!.startsWith(`${source.object_domain}.`) ? 400 : 200;
 }

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkCharacters, checkUtf8, identityConflict, textProblem } from '../src/index.js';
+import { checkCharacters, checkEventCharacters, checkNfc, checkUtf8, identityConflict, isNfc, textProblem, type EventText } from '../src/index.js';
 
 describe('textProblem', () => {
   it('finds NUL and lone surrogates, and nothing in well-formed text', () => {
@@ -35,5 +35,77 @@ describe('identityConflict', () => {
       'object "col.a.b.c" already exists with object_domain "col.a.b" and object_id "c": source.object_domain "col.a" with source.object_id "b.c" would give another object the same identity',
     );
     expect(identityConflict({ objectDomain: 'col.a', objectId: 'b.c' }, { objectDomain: 'col.a', objectId: 'b.c' })).toBeUndefined();
+  });
+});
+
+describe('NFC identities', () => {
+  const NFD = 'came\u0301ra';
+
+  it('agrees with String.prototype.normalize on every string', () => {
+    for (const s of ['', 'camera-01', 'caméra', 'Ωmega', '한국', '😀', '\u1e9b\u0323']) expect(isNfc(s)).toBe(true);
+    for (const s of [NFD, '\u0041\u030a', '\u1100\u1161', '\u212b', 'x\u0344', '\u1e9b\u0323'.normalize('NFD')]) expect(isNfc(s)).toBe(false);
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => isNfc(s) === (s.normalize('NFC') === s)));
+    fc.assert(fc.property(fc.string({ unit: 'grapheme' }), (s) => isNfc(s.normalize('NFD')) === (s.normalize('NFD') === s.normalize('NFC'))));
+  });
+
+  it('takes the fast path only where it is exact: every pair of code units below U+0300 is NFC', () => {
+    // Exhaustive over the fast path's range, singles and pairs (all of them have combining class 0,
+    // so nothing reorders and only a neighbour could compose): widening the range fails here.
+    for (let a = 0; a < 0x300; a++) {
+      const one = String.fromCharCode(a);
+      expect(one.normalize('NFC')).toBe(one);
+      for (let b = 0; b < 0x300; b++) {
+        const two = one + String.fromCharCode(b);
+        if (two.normalize('NFC') !== two) throw new Error(`U+${a.toString(16)} U+${b.toString(16)} is not NFC`);
+      }
+    }
+    expect(isNfc('A\u030a')).toBe(false); // A + ring above composes to Å: past the range, normalize decides
+    expect(isNfc('\u00c5')).toBe(true);
+  });
+
+  it('refuses with rule nfc naming the field', () => {
+    expect(() => checkNfc('source.device_name', NFD)).toThrow(
+      expect.objectContaining({ code: 'INVALID_ARGUMENT', message: 'source.device_name must be Unicode NFC-normalized', details: { field: 'source.device_name', rule: 'nfc' } }),
+    );
+    expect(() => checkNfc('source.device_name', NFD.normalize('NFC'))).not.toThrow();
+  });
+
+  const event = (change: (e: EventText) => void): EventText => {
+    const e = {
+      source: { deviceName: 'd', objectId: 'o', objectDomain: 'dom', objectName: 'n', objectType: 't' },
+      eventType: { eventType: 'e', displayName: 'E', displayDescription: 'D' },
+      properties: [{ key: 'k', value: 'v' }],
+      images: ['https://x/i'],
+      videoClips: ['https://x/v'],
+    };
+    change(e);
+    return e;
+  };
+
+  it.each([
+    ['source.device_name', (e: EventText) => (e.source.deviceName = NFD)],
+    ['source.object_id', (e: EventText) => (e.source.objectId = NFD)],
+    ['source.object_domain', (e: EventText) => (e.source.objectDomain = `acme.${NFD}`)],
+    ['event.event_type.event_type', (e: EventText) => (e.eventType.eventType = NFD)],
+  ])('refuses a decomposed %s, in a batch with its prefix', (field, change) => {
+    expect(() => checkEventCharacters(event(change))).toThrow(expect.objectContaining({ details: { field, rule: 'nfc' } }));
+    expect(() => checkEventCharacters(event(change), 'events[2].')).toThrow(`events[2].${field} must be Unicode NFC-normalized`);
+  });
+
+  it('leaves the other fields as sent: names, descriptions, properties and URLs may be decomposed', () => {
+    const decomposed = event((e) => {
+      e.source.objectName = NFD;
+      e.source.objectType = NFD;
+      e.eventType.displayName = NFD;
+      e.eventType.displayDescription = NFD;
+      e.properties = [{ key: NFD, value: NFD }];
+      e.images = [`https://x/${NFD}`];
+      e.videoClips = [`https://x/${NFD}`];
+    });
+    expect(() => checkEventCharacters(decomposed)).not.toThrow();
+  });
+
+  it('reports the character rule first when an identity has both problems', () => {
+    expect(() => checkEventCharacters(event((e) => (e.source.deviceName = `${NFD}\u0000`)))).toThrow(expect.objectContaining({ details: { field: 'source.device_name', rule: 'characters' } }));
   });
 });

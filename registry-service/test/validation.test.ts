@@ -50,6 +50,10 @@ const INVALID: Array<[string, registry.NewEvent, string, string]> = [
   ['NUL in property key', sampleEvent({ additionalProperties: [{ key: 'a\u0000', value: 'v' }] }), 'event.event_data.event_additional_properties', 'characters'],
   ['too many images', sampleEvent({ images: Array.from({ length: 66 }, (_, i) => `https://x/${i}`) }), 'event.event_data.images', 'max-items'],
   ['long image url', sampleEvent({ images: ['https://x/a', `https://x/${long(2048)}`] }), 'event.event_data.images[1]', 'max-length'],
+  ['NFD device_name', sampleEvent({ source: { deviceName: 'came\u0301ra' } }), 'source.device_name', 'nfc'],
+  ['NFD object_id', sampleEvent({ source: { objectId: 'came\u0301ra' } }), 'source.object_id', 'nfc'],
+  ['NFD object_domain', sampleEvent({ source: { objectDomain: 'acme.came\u0301ra' } }), 'source.object_domain', 'nfc'],
+  ['NFD event_type', sampleEvent({ eventType: { eventType: 'mouvement-de\u0301tecte\u0301' } }), 'event.event_type.event_type', 'nfc'],
   ['too many video clips', sampleEvent({ videoClips: Array.from({ length: 65 }, (_, i) => `https://x/${i}`) }), 'event.event_data.video_clips', 'max-items'],
 ];
 
@@ -72,6 +76,13 @@ describe('validateEvent', () => {
     expect(() => validateEvent(draftOf(event))).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field, rule: 'characters' }, message: expect.stringContaining('lone surrogates') }),
     );
+  });
+
+  it('refuses a decomposed identity with the message the gateway uses, and accepts it composed', () => {
+    const nfd = sampleEvent({ source: { deviceName: 'came\u0301ra' } });
+    expect(() => validateEvent(draftOf(nfd))).toThrow('source.device_name must be Unicode NFC-normalized');
+    expect(validateEvent(draftOf(sampleEvent({ source: { deviceName: 'came\u0301ra'.normalize('NFC') } }))).source.deviceName).toBe('caméra');
+    expect(() => validateEvent(draftOf(sampleEvent({ source: { objectName: 'came\u0301ra' } })))).not.toThrow();
   });
 
   it('accepts well-formed pairs and U+FFFD itself', () => {

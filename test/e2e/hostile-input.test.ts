@@ -1,7 +1,8 @@
 /**
  * Issue 12 regressions over HTTP through all three services (embedded stack, token set): logs hold
  * no token, body value or raw bytes; one full id names one object (409); invalid UTF-8 and lone
- * surrogates are 400 and store no image; every rel resolves to its object.
+ * surrogates are 400 and store no image; identities not in NFC are 400 and store nothing; every rel
+ * resolves to its object.
  */
 import { existsSync, readdirSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -133,6 +134,22 @@ describe('text that is not Unicode (defect 4)', () => {
     const replacement = await postJson(url, exampleEvent({ objectId: 'o\ufffd', domain: 'surrogates' }), auth);
     expect(replacement.status).toBe(200);
     expect(replacement.body?.rels).toEqual([`/objects/${encodeURIComponent('surrogates.o\ufffd')}`]);
+  });
+});
+
+describe('identities are NFC (item 7)', () => {
+  it('refuses "caméra" decomposed (NFD) with 400 naming the field and stores nothing; composed it is recorded', async () => {
+    const images = storedImages();
+    const nfd = 'came\u0301ra';
+    const refused = await postJson(url, withImage(exampleEvent({ device: nfd, domain: 'nfc', objectId: 'lens' })), auth);
+    expect(refused).toMatchObject({ status: 400, body: { error: 'source.device_name must be Unicode NFC-normalized' } });
+    expect(storedImages()).toBe(images);
+    for (const name of [nfd, nfd.normalize('NFC')]) expect((await getJson(`${stack.api}/devices/${encodeURIComponent(name)}`, auth)).status).toBe(404);
+    expect((await getJson(`${stack.api}/objects/nfc.lens`, auth)).status).toBe(404);
+
+    const composed = await postJson(url, exampleEvent({ device: nfd.normalize('NFC'), domain: 'nfc', objectId: 'lens' }), auth);
+    expect(composed.status).toBe(200);
+    expect((await getJson(`${stack.api}/devices/${encodeURIComponent('caméra')}`, auth)).status).toBe(200);
   });
 });
 
