@@ -2,6 +2,8 @@
 import { AppError } from '@dynamic-events/proto';
 import { describe, expect, it } from 'vitest';
 import { databaseFailure } from '../src/db/failures.js';
+import { pgErrorFields } from '../src/db/pool.js';
+import { query } from '../src/db/queries/query.js';
 
 const pgError = (code: string, message = 'x') => Object.assign(new Error(message), { code });
 
@@ -34,5 +36,29 @@ describe('databaseFailure', () => {
     ['a value that is not an error', 'boom'],
   ])('leaves %s alone', (_name, err) => {
     expect(databaseFailure(err)).toBeUndefined();
+  });
+});
+
+describe('query', () => {
+  const failingWith = (err: unknown) => ({ query: () => Promise.reject(err) }) as unknown as Parameters<typeof query>[0];
+
+  it('answers an outage as UNAVAILABLE (or DEADLINE_EXCEEDED) for every statement, keeping the cause', async () => {
+    const refused = pgError('ECONNREFUSED');
+    await expect(query(failingWith(refused), 'SELECT 1')).rejects.toMatchObject({ code: 'UNAVAILABLE', cause: refused });
+    await expect(query(failingWith(new Error('Connection terminated unexpectedly')), 'SELECT 1')).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    await expect(query(failingWith(pgError('57014')), 'SELECT 1')).rejects.toMatchObject({ code: 'DEADLINE_EXCEEDED' });
+  });
+
+  it('still maps caller errors, and leaves the rest alone', async () => {
+    await expect(query(failingWith(pgError('22001')), 'SELECT 1')).rejects.toMatchObject({ code: 'INVALID_ARGUMENT', details: { rule: 'storable' } });
+    const unique = pgError('23505');
+    await expect(query(failingWith(unique), 'SELECT 1')).rejects.toBe(unique);
+  });
+});
+
+describe('pgErrorFields', () => {
+  it("logs an outage by the database's own words (its cause), not by the caller's message", () => {
+    const shutdown = Object.assign(pgError('57P01', 'terminating connection due to administrator command'), { severity: 'FATAL' });
+    expect(pgErrorFields(databaseFailure(shutdown))).toEqual({ message: 'terminating connection due to administrator command', code: '57P01', severity: 'FATAL' });
   });
 });

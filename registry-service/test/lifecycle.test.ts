@@ -44,7 +44,13 @@ describe.skipIf(!up)('health, failures and shutdown', () => {
       expect(err).toBeInstanceOf(AppError);
       expect(err).toMatchObject({ code: 'UNAVAILABLE', message: 'the event store is unavailable; retry later', details: { retryAfterSeconds: 1 } });
       expect(JSON.stringify({ m: err.message, d: err.details })).not.toMatch(/ECONNREFUSED|127\.0\.0\.1|postgres/i);
-      await expect(t.api.getDevice('camera-01')).rejects.toMatchObject({ code: 'UNAVAILABLE', message: 'the event store is unavailable; retry later' });
+      // Every query goes through one helper that classifies outages: each read, and the key lookup.
+      const outage = { code: 'UNAVAILABLE', message: 'the event store is unavailable; retry later' };
+      await expect(t.api.getDevice('camera-01')).rejects.toMatchObject(outage);
+      await expect(t.api.getEvent('0190b8e4-0000-7000-8000-000000000000')).rejects.toMatchObject(outage);
+      await expect(t.api.getObject('acme.camera.channel-1')).rejects.toMatchObject(outage);
+      await expect(t.api.getEventType('acme.camera', 'motion')).rejects.toMatchObject(outage);
+      await expect(t.api.recordEvent(sampleEvent({ idempotencyKey: 'k-outage', requestHash: 'h' }))).rejects.toMatchObject(outage);
 
       await proxy.restore();
       expect(await t.server.health.check()).toBe(true);

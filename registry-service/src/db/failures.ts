@@ -26,8 +26,3 @@ export function databaseFailure(err: unknown): AppError | undefined {
   if (isNetworkFailure(err) || (typeof message === 'string' && LOST_CONNECTION.test(message))) return unavailable(STORE, err);
   return undefined;
 }
-
-/** Rethrows a database error as the outage it stands for, or as it is. */
-export function rethrowDatabaseFailure(err: unknown): never {
-  throw databaseFailure(err) ?? err;
-}

@@ -1,3 +1,4 @@
+import { AppError } from '@dynamic-events/proto';
 import pg from 'pg';
 import type { Logger } from 'pino';
 
@@ -52,6 +53,8 @@ export interface PgErrorFields {
  * serialiser would add an empty stack and a misleading type to this plain object.
  */
 export function pgErrorFields(err: unknown): PgErrorFields {
+  // The query helper wraps outages (AppError UNAVAILABLE): the database's own words are the cause.
+  if (err instanceof AppError && err.cause !== undefined) return pgErrorFields(err.cause);
   if (!(err instanceof Error)) return { message: String(err) };
   const { code, severity } = err as { code?: unknown; severity?: unknown };
   return {

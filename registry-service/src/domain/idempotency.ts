@@ -1,6 +1,5 @@
 import { AppError, IDEMPOTENCY_KEY_HEADER, type ItemResult } from '@dynamic-events/proto';
 import type pg from 'pg';
-import { rethrowDatabaseFailure } from '../db/failures.js';
 import { findIdempotencyKeys, KEY_IN_USE_RULE } from '../db/queries/idempotency-keys.js';
 import type { Metrics } from '../metrics.js';
 import { toEventRecord } from './reads.js';
@@ -81,7 +80,7 @@ export function createIdempotentRecorder(inner: EventRecorder, deps: Idempotency
 
   /** The committed keys among `keys` (one query). */
   const lookUp = async (keys: IdempotencyKey[]): Promise<Map<string, Recorded>> => {
-    const rows = await findIdempotencyKeys(pool, keys).catch(rethrowDatabaseFailure);
+    const rows = await findIdempotencyKeys(pool, keys);
     return new Map(rows.map((row) => [slotOf(row), { requestHash: row.requestHash, event: toEventRecord(row.event) }]));
   };
 

@@ -1,6 +1,5 @@
 import { AppError, LIMITS, invalidArgument } from '@dynamic-events/proto';
 import type pg from 'pg';
-import { rethrowDatabaseFailure } from '../db/failures.js';
 import { findDevice } from '../db/queries/devices.js';
 import { findEventType } from '../db/queries/event-types.js';
 import { findEvent, type StoredEvent } from '../db/queries/events.js';
@@ -39,23 +38,23 @@ export function createReader(pool: pg.Pool): Reader {
     async getEvent(id) {
       if (id === '') throw invalidArgument('id', 'required', 'id is required');
       // Anything but a UUID cannot name an event; checking here also keeps pg cast errors away.
-      const stored = UUID.test(id) ? await findEvent(pool, id).catch(rethrowDatabaseFailure) : undefined;
+      const stored = UUID.test(id) ? await findEvent(pool, id) : undefined;
       if (!stored) throw notFound(UUID.test(id) ? `event ${id}` : 'event');
       return toEventRecord(stored);
     },
     async getDevice(deviceName) {
-      const device = lookupKey('device_name', deviceName, LIMITS.nameMaxLength) ? await findDevice(pool, deviceName).catch(rethrowDatabaseFailure) : undefined;
+      const device = lookupKey('device_name', deviceName, LIMITS.nameMaxLength) ? await findDevice(pool, deviceName) : undefined;
       if (!device) throw notFound(`device ${quote(deviceName.slice(0, LIMITS.nameMaxLength))}`);
       return device;
     },
     async getObject(id) {
-      const object = lookupKey('id', id, OBJECT_ID_MAX) ? await findObject(pool, id).catch(rethrowDatabaseFailure) : undefined;
+      const object = lookupKey('id', id, OBJECT_ID_MAX) ? await findObject(pool, id) : undefined;
       if (!object) throw notFound(`object ${quote(id.slice(0, OBJECT_ID_MAX))}`);
       return object;
     },
     async getEventType(domain, eventType) {
       const known = lookupKey('domain', domain, LIMITS.nameMaxLength) && lookupKey('event_type', eventType, LIMITS.nameMaxLength);
-      const found = known ? await findEventType(pool, domain, eventType).catch(rethrowDatabaseFailure) : undefined;
+      const found = known ? await findEventType(pool, domain, eventType) : undefined;
       if (!found) throw notFound(`event type ${quote(eventType.slice(0, LIMITS.nameMaxLength))} in domain ${quote(domain.slice(0, LIMITS.nameMaxLength))}`);
       return found;
     },

@@ -1,6 +1,5 @@
 import type pg from 'pg';
 import { AppError, identityConflict } from '@dynamic-events/proto';
-import { rethrowDatabaseFailure } from '../db/failures.js';
 import { findObject } from '../db/queries/objects.js';
 import { IDENTITY_CONFLICT_RULE } from '../db/queries/query.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
@@ -55,9 +54,10 @@ function planEntities(events: NewEvent[]) {
  */
 async function explainIdentityConflict(pool: pg.Pool, events: NewEvent[], err: unknown): Promise<never> {
   const [event] = events;
-  // Anything else: an outage (UNAVAILABLE), another caller error, or a plain database failure.
-  if (events.length !== 1 || !event || !(err instanceof AppError) || err.details.rule !== IDENTITY_CONFLICT_RULE) rethrowDatabaseFailure(err);
-  const existing = await findObject(pool, fullObjectId(event.source.objectDomain, event.source.objectId)).catch(rethrowDatabaseFailure);
+  // Anything else (an outage, already UNAVAILABLE from the query helper, another caller error, or a
+  // plain database failure) goes on as it is.
+  if (events.length !== 1 || !event || !(err instanceof AppError) || err.details.rule !== IDENTITY_CONFLICT_RULE) throw err;
+  const existing = await findObject(pool, fullObjectId(event.source.objectDomain, event.source.objectId));
   throw (existing && identityConflict(existing, event.source)) || err;
 }
 

@@ -1,10 +1,12 @@
 import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
+import { databaseFailure } from '../failures.js';
 import type { Queryable } from '../pool.js';
 
 /**
  * SQLSTATEs caused by the caller's data rather than by the database; validation should catch them
- * first, this is the backstop. Everything else stays a plain error and becomes INTERNAL at the edge.
+ * first, this is the backstop. Outages are mapped next (failures.ts); anything else stays a plain
+ * error and becomes INTERNAL at the edge.
  */
 const CALLER_ERRORS: Record<string, string> = {
   '22001': 'a value is too long to store',
@@ -19,7 +21,11 @@ export const OBJECT_IDENTITY_CONSTRAINT = 'events_object_identity_fkey';
 /** Rule of the AppError an identity conflict maps to (the domain names the existing object). */
 export const IDENTITY_CONFLICT_RULE = 'identity-conflict';
 
-/** Maps a pg error to an AppError when the caller's input caused it; returns other errors unchanged. */
+/**
+ * Maps a pg error to an AppError when the caller's input caused it (INVALID_ARGUMENT, or
+ * ALREADY_EXISTS for an identity conflict) or when it is an outage (UNAVAILABLE, or
+ * DEADLINE_EXCEEDED for a statement timeout); returns other errors unchanged.
+ */
 export function fromPgError(err: unknown): unknown {
   const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
   if (code === '23503' && constraint === OBJECT_IDENTITY_CONSTRAINT) {
@@ -28,11 +34,12 @@ export function fromPgError(err: unknown): unknown {
   if (typeof code === 'string' && code in CALLER_ERRORS) {
     return new AppError('INVALID_ARGUMENT', CALLER_ERRORS[code] ?? 'invalid value', { rule: 'storable' }, err);
   }
-  return err;
+  return databaseFailure(err) ?? err;
 }
 
 /**
- * Runs one parameterised statement, mapping caller-caused pg errors. A `name` makes it a prepared
+ * Runs one parameterised statement, mapping caller-caused pg errors and outages (fromPgError), so
+ * every query answers an unreachable database as UNAVAILABLE without its caller asking. A `name` makes it a prepared
  * statement, parsed once per connection and then only bound and executed: worth it for a large
  * statement on the hot path (one name per text; needs a direct connection or a pooler that supports
  * protocol-level prepared statements, e.g. PgBouncer ≥ 1.21 with max_prepared_statements).
