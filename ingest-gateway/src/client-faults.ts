@@ -19,3 +19,16 @@ export function clientErrorAnswer(err: unknown): { status: number; message: stri
   if (code === 'ERR_HTTP_REQUEST_TIMEOUT') return { status: 408, message: 'request timed out' };
   return { status: 400, message: 'malformed HTTP request' };
 }
+
+/** Responses whose socket was answered directly by the clientError handler, with that status. */
+const answeredOnSocket = new WeakMap<object, number>();
+
+/** Records that `res`'s client got `status` from the clientError handler (written on the socket). */
+export function markAnsweredOnSocket(res: object, status: number): void {
+  answeredOnSocket.set(res, status);
+}
+
+/** The status the clientError handler answered for `res`'s request, if it did: what its log line must say. */
+export function answeredOnSocketStatus(res: object): number | undefined {
+  return answeredOnSocket.get(res);
+}

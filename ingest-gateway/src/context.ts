@@ -1,4 +1,5 @@
 import type { Middleware, ParameterizedContext } from 'koa';
+import { answeredOnSocketStatus } from './client-faults.js';
 
 /** What middleware leaves on ctx.state for the ones after it. */
 export interface GatewayState {
@@ -21,7 +22,10 @@ export function routeOf(ctx: GatewayContext): string {
   return typeof matched === 'string' ? matched : 'unmatched';
 }
 
-/** How a response ended: its route pattern, final status (499: the client went away first) and duration. */
+/**
+ * How a response ended: its route pattern, the status the client was answered (499: it went away
+ * first) and duration.
+ */
 export interface ResponseOutcome {
   route: string;
   status: number;
@@ -30,12 +34,14 @@ export interface ResponseOutcome {
 
 /**
  * Calls `done` once the response is over. It hooks the response's `close` event, so it sees the
- * final status the errors middleware wrote, and a client that left before the end as 499.
+ * final status the errors middleware wrote; when Koa's response never went out, the status the
+ * clientError handler answered on the socket (a broken chunk mid-request: 400), else 499 (the
+ * client left before the end).
  */
 export function onResponseDone(ctx: GatewayContext, done: (outcome: ResponseOutcome) => void): void {
   const started = performance.now();
   ctx.res.once('close', () => {
-    const status = ctx.res.writableFinished ? ctx.status : 499;
+    const status = ctx.res.writableFinished ? ctx.status : (answeredOnSocketStatus(ctx.res) ?? 499);
     done({ route: routeOf(ctx), status, seconds: (performance.now() - started) / 1000 });
   });
 }

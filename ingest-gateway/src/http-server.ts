@@ -1,7 +1,7 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Logger } from '@dynamic-events/proto';
-import { clientErrorAnswer } from './client-faults.js';
+import { clientErrorAnswer, markAnsweredOnSocket } from './client-faults.js';
 
 /** Sockets with a request in progress, and its response: its own log line will report how it ended. */
 const busy = new WeakMap<Duplex, ServerResponse>();
@@ -10,8 +10,10 @@ const busy = new WeakMap<Duplex, ServerResponse>();
  * Node's parser refuses malformed HTTP (a broken chunk, an oversized header, a client gone
  * mid-body) with an error carrying every raw byte it read (`rawPacket`: the Authorization header
  * and the body). It is answered here as JSON, never logged as is: one short info line with the
- * parser's code when no request was in progress; otherwise the request's own line (499 or its
- * status) is the only one. The JSON answer goes out whenever the current response has not started.
+ * parser's code when no request was in progress; otherwise the request's own line is the only one,
+ * and it reports what the client got: this JSON answer's status when it went out (it does whenever
+ * the current response has not started and the socket is still writable), else 499 or the status
+ * the response had already started with.
  */
 export function handleClientErrors(server: Server, logger: Logger): void {
   server.on('request', (req, res) => {
@@ -22,13 +24,18 @@ export function handleClientErrors(server: Server, logger: Logger): void {
   server.on('clientError', (err: Error & { code?: unknown }, socket: Duplex) => {
     if (!busy.has(socket)) logger.info({ code: typeof err.code === 'string' ? err.code : undefined }, 'malformed HTTP request refused');
     // Answered in JSON even mid-request (a broken chunk after the headers), unless its response started.
-    if (socket.writable && !busy.get(socket)?.headersSent) {
+    const res = busy.get(socket);
+    // A client that ended its side mid-request (an abort: the parser sees EOF) reads no answer; its
+    // request line says 499. A broken chunk from a client still there is answered, and logged so.
+    const gone = res !== undefined && socket.readableEnded;
+    if (!gone && socket.writable && !res?.headersSent) {
       const { status, message } = clientErrorAnswer(err);
       const body = JSON.stringify({ error: message });
       socket.write(
         `HTTP/1.1 ${status} ${status === 431 ? 'Request Header Fields Too Large' : status === 408 ? 'Request Timeout' : 'Bad Request'}\r\n` +
           `Content-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
       );
+      if (res) markAnsweredOnSocket(res, status);
     }
     socket.destroy();
   });

@@ -54,6 +54,7 @@ describe('log lines on broken requests', () => {
     expect(answer).toMatch(/^HTTP\/1\.1 400/);
     await settle();
     expectClean(gw);
+    expect(gw.logs.filter((l) => l.msg === 'request')).toEqual([expect.objectContaining({ level: 'info', status: 400 })]);
   });
 
   it('a client that aborts mid-body: one short access line, nothing at error level', async () => {

@@ -77,7 +77,9 @@ describe('logs (defect 2)', () => {
     expect(logged).not.toContain('rawPacket');
     const lines = logged.split('\n').filter((l) => l.startsWith('{') && (JSON.parse(l) as { time: string }).time >= started);
     expect(lines.filter((l) => l.includes('"level":"error"'))).toEqual([]);
-    // One short info line each: the two requests (499) and the refused garbage; nothing else logged since.
+    // One short info line each: the two requests (400: the broken chunk was answered; 499: the abort)
+    // and the refused garbage; nothing else logged since.
+    expect(lines.map((l) => (JSON.parse(l) as { status?: number }).status)).toEqual([400, 499, undefined]);
     expect(lines).toHaveLength(3);
     for (const line of lines) expect(line.length).toBeLessThan(400);
   });

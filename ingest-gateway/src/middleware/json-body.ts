@@ -45,7 +45,8 @@ function bodyReadError(err: unknown, maxBodyBytes: number, encoding: string): un
       rule: 'content-encoding',
     });
   }
-  // A client gone mid-body or broken chunked framing: its request line (499) is the only log of it.
+  // A client gone mid-body (499) or broken chunked framing (answered 400 by the clientError handler):
+  // its request line is the only log of it.
   if (isClientFault(err)) return invalidArgument('body', 'unreadable', 'request aborted');
   if (typeof status === 'number' && status >= 400 && status < 500) {
     const message = type === 'request.size.invalid' ? 'body length does not match Content-Length' : 'body could not be read';
