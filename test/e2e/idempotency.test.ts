@@ -1,43 +1,29 @@
 /**
- * Idempotency-Key over HTTP, through all three services on a real PostgreSQL database: a retry gets
- * the same event (one row), another body with the key gets 409, 20 concurrent requests with one key
- * record one event, and a second stack on the same database (another set of processes: a restart,
- * or another replica) replays the key too.
+ * Idempotency-Key over HTTP, through all three services, in both backend modes (embedded, as npm
+ * start runs it, and real: Postgres, Redis, S3): a retry gets the same event (one row), another body
+ * with the key gets 409, 20 concurrent requests with one key record one event, and a second stack on
+ * the same database (another set of processes: a restart, or another replica) replays the key too.
  */
-import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
+import { BACKEND_MODES, modeAvailable, useStackInMode, type BackendMode } from '../support/backend-modes.js';
 import { exampleEvent } from '../support/example.js';
 import { assertMatchesSchema, openapi } from '../support/openapi.js';
 import { scrape, valueOf } from '../support/prometheus.js';
-import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
-import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { tempDir } from '../support/servers.js';
+import { postJson, startStack, stopAllStacks } from '../support/stack.js';
 
 afterAll(stopAllStacks);
 
-const up = await postgresAvailable();
+const available = Object.fromEntries(await Promise.all(BACKEND_MODES.map(async (mode) => [mode, await modeAvailable(mode)]))) as Record<BackendMode, boolean>;
 
-describe.skipIf(!up)('Idempotency-Key over HTTP', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let dir: ReturnType<typeof tempDir>;
-  let stack: Stack;
-  let sql: pg.Client;
-  const url = () => `${stack.api}/dynamic-events`;
-  const eventsOf = async (device: string) => Number((await sql.query('SELECT count(*) AS n FROM events WHERE device_name = $1', [device])).rows[0].n);
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dir = tempDir('e2e-idempotency');
-    stack = await startStack({ dataDir: dir.path, env: { DATABASE_URL: db.url } });
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-  });
-  afterAll(async () => {
-    await sql?.end().catch(() => {});
-    const result = await stack?.stop('SIGTERM');
-    await db?.drop();
-    dir?.remove();
-    expect(result?.code).toBe(0);
-  });
+describe.each(BACKEND_MODES)('Idempotency-Key over HTTP (%s)', (mode) => {
+  if (!available[mode]) {
+    it.skip(`${mode} backends not reachable`);
+    return;
+  }
+  const ctx = useStackInMode(mode, 'e2e-idempotency');
+  const url = () => ctx.url;
+  const eventsOf = async (device: string) => Number((await ctx.sql.query('SELECT count(*) AS n FROM events WHERE device_name = $1', [device])).rows[0].n);
 
   it('a retry with the same key and body gets the same event (200) and records nothing more; another body gets 409', async () => {
     const body = exampleEvent({ device: 'idem-cam-1' });
@@ -57,9 +43,9 @@ describe.skipIf(!up)('Idempotency-Key over HTTP', () => {
     const post = (openapi.paths as Record<string, { post: { parameters: Array<{ name: string }>; responses: Record<string, unknown> } }>)['/api/platform/dh/dynamic-events']!.post;
     expect(post.parameters.map((p) => p.name)).toContain('Idempotency-Key');
     expect(Object.keys(post.responses)).toContain('409');
-    expect((await sql.query('SELECT count(*) AS n FROM devices WHERE device_name = $1', ['idem-cam-2'])).rows[0].n).toBe('0');
+    expect((await ctx.sql.query('SELECT count(*) AS n FROM devices WHERE device_name = $1', ['idem-cam-2'])).rows[0].n).toBe('0');
 
-    const metrics = await scrape(stack.metrics.registry);
+    const metrics = await scrape(ctx.stack.metrics.registry);
     expect(valueOf(metrics, 'registry_idempotency_keys_total', { outcome: 'recorded' })).toBe(1);
     expect(valueOf(metrics, 'registry_idempotency_keys_total', { outcome: 'replayed' })).toBe(1);
     expect(valueOf(metrics, 'registry_idempotency_keys_total', { outcome: 'conflict' })).toBe(1);
@@ -77,7 +63,7 @@ describe.skipIf(!up)('Idempotency-Key over HTTP', () => {
     const body = exampleEvent({ device: 'idem-cam-restart' });
     const first = await postJson(url(), body, { 'Idempotency-Key': 'restart-1' });
     const otherDir = tempDir('e2e-idempotency-2');
-    const other = await startStack({ dataDir: otherDir.path, env: { DATABASE_URL: db.url } });
+    const other = await startStack({ dataDir: otherDir.path, env: { DATABASE_URL: ctx.databaseUrl } });
     try {
       const replayed = await postJson(`${other.api}/dynamic-events`, body, { 'Idempotency-Key': 'restart-1' });
       expect(replayed.status).toBe(200);

@@ -2,19 +2,19 @@
  * Every request the documented limits accept works end to end, however large: 256 properties of
  * 16,384 characters (about 4.2 MB, above gRPC's 4 MiB default message size) and a reply larger than
  * its request (the event comes back with id, times and rels). Before, the first answered 500 and the
- * second was committed and then answered 500: the client retried and made a duplicate.
+ * second was committed and then answered 500: the client retried and made a duplicate. In both
+ * backend modes: embedded (npm start's defaults) and real (Postgres, Redis, S3).
  */
 import { afterAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@dynamic-events/proto';
 import { exampleEvent } from '../support/example.js';
 import { largePng } from '../support/images.js';
-import { useStackOnFreshDatabase } from '../support/fresh-stack.js';
-import { postgresAvailable } from '../support/servers.js';
+import { BACKEND_MODES, modeAvailable, useStackInMode, type BackendMode } from '../support/backend-modes.js';
 import { getJson, postJson, stopAllStacks } from '../support/stack.js';
 
 afterAll(stopAllStacks);
 
-const up = await postgresAvailable();
+const available = Object.fromEntries(await Promise.all(BACKEND_MODES.map(async (mode) => [mode, await modeAvailable(mode)]))) as Record<BackendMode, boolean>;
 
 /** `count` properties whose values have `length` characters each (distinct, so nothing compresses away). */
 function properties(count: number, length: number, char = 'x'): Record<string, string> {
@@ -26,8 +26,12 @@ function eventWith(device: string, props: Record<string, string>) {
   return { ...body, event: { ...body.event, event_data: { ...body.event.event_data, event_additional_properties: props } } };
 }
 
-describe.skipIf(!up)('requests at the documented limits', () => {
-  const ctx = useStackOnFreshDatabase('e2e-large');
+describe.each(BACKEND_MODES)('requests at the documented limits (%s)', (mode) => {
+  if (!available[mode]) {
+    it.skip(`${mode} backends not reachable`);
+    return;
+  }
+  const ctx = useStackInMode(mode, 'e2e-large');
 
   async function stored(device: string): Promise<number> {
     const { rows } = await ctx.sql.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE device_name = $1', [device]);

@@ -1,19 +1,17 @@
 /**
  * Two different objects cannot share one identity: ("col.a.b", "c") and ("col.a", "b.c") both spell
  * "col.a.b.c". The first owns it; the second is refused with 409 naming the existing object, and
- * stores nothing: no event, no device, no object, no image (even when the two race).
+ * stores nothing: no event, no device, no object, no image (even when the two race). In both
+ * backend modes: embedded (npm start's defaults) and real (Postgres, Redis, S3).
  */
-import { readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples } from '../support/images.js';
-import { useStackOnFreshDatabase } from '../support/fresh-stack.js';
-import { postgresAvailable } from '../support/servers.js';
+import { BACKEND_MODES, modeAvailable, useStackInMode, type BackendMode } from '../support/backend-modes.js';
 import { postJson, stopAllStacks } from '../support/stack.js';
 
 afterAll(stopAllStacks);
-const up = await postgresAvailable();
+const available = Object.fromEntries(await Promise.all(BACKEND_MODES.map(async (mode) => [mode, await modeAvailable(mode)]))) as Record<BackendMode, boolean>;
 
 function event(device: string, domain: string, objectId: string, image?: Buffer) {
   const body = exampleEvent({ device, domain, objectId });
@@ -21,19 +19,12 @@ function event(device: string, domain: string, objectId: string, image?: Buffer)
   return { ...body, event: { ...body.event, event_data: { ...body.event.event_data, event_additional_properties: { base64_image: image.toString('base64') } } } };
 }
 
-/** Files under the media store (the filesystem default under DATA_DIR). */
-function storedImages(dataDir: string): string[] {
-  const walk = (dir: string): string[] =>
-    readdirSync(dir, { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(join(dir, e.name)) : e.name.startsWith('.') ? [] : [e.name]));
-  try {
-    return walk(join(dataDir, 'media'));
-  } catch {
-    return [];
+describe.each(BACKEND_MODES)('object identity (%s)', (mode) => {
+  if (!available[mode]) {
+    it.skip(`${mode} backends not reachable`);
+    return;
   }
-}
-
-describe.skipIf(!up)('object identity', () => {
-  const ctx = useStackOnFreshDatabase('e2e-identity');
+  const ctx = useStackInMode(mode, 'e2e-identity');
   const count = async (query: string, values: unknown[]) => Number((await ctx.sql.query<{ n: string }>(query, values)).rows[0]!.n);
 
   it('refuses the second pair with 409 naming the existing object, and stores nothing of it', async () => {
@@ -54,11 +45,11 @@ describe.skipIf(!up)('object identity', () => {
 
   it('stores no image for a refused pair', async () => {
     expect((await postJson(`${ctx.stack.api}/dynamic-events`, event('img-dev-1', 'img.x.y', 'z', samples.gif.bytes))).status).toBe(200);
-    const before = storedImages(ctx.dataDir);
-    expect(before).toHaveLength(1); // the store is where this test looks
+    const before = await ctx.storedImages();
+    expect(before).toBe(1); // the store is where this test looks
     const refused = await postJson(`${ctx.stack.api}/dynamic-events`, event('img-dev-2', 'img.x', 'y.z', samples.png.bytes));
     expect(refused.status).toBe(409);
-    expect(storedImages(ctx.dataDir)).toEqual(before);
+    expect(await ctx.storedImages()).toBe(before);
   });
 
   it('lets exactly one of two racing pairs own the identifier', async () => {
