@@ -45,6 +45,15 @@ describe('PNG', () => {
     expect(rule(png('IHDR', 1, 0x80000000))).toBe('corrupt');
   });
 
+  it('refuses an IHDR cut inside its CRC, even when the missing byte would read as the zero it should be', () => {
+    // Find dimensions whose IHDR CRC ends in 0x00: a reader that took missing bytes as 0 would accept the cut file.
+    let width = 1;
+    while ((png('IHDR', width, 1).readUInt32BE(29) & 0xff) !== 0) width++;
+    const whole = png('IHDR', width, 1);
+    expect(sniffImage(whole)).toMatchObject({ width, height: 1 });
+    expect(rule(whole.subarray(0, 32))).toBe('corrupt');
+  });
+
   it('refuses a first chunk that is not IHDR or not 13 bytes long, even with a correct CRC', () => {
     expect(rule(png('IHDR', 10, 10))).toBe('accepted');
     expect(rule(png('IDAT', 10, 10))).toBe('corrupt');

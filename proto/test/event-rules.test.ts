@@ -1,6 +1,20 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { checkCharacters, checkEventCharacters, checkNfc, checkUtf8, identityConflict, isNfc, textProblem, type EventText } from '../src/index.js';
+import {
+  checkCharacters,
+  checkEventCharacters,
+  checkNfc,
+  checkObjectIdOutsideDomain,
+  checkUtf8,
+  fullObjectId,
+  identityConflict,
+  isBlank,
+  isNfc,
+  propertyField,
+  ruleError,
+  textProblem,
+  type EventText,
+} from '../src/index.js';
 
 describe('textProblem', () => {
   it('finds NUL and lone surrogates, and nothing in well-formed text', () => {
@@ -18,7 +32,46 @@ describe('textProblem', () => {
   });
 });
 
+describe('ruleError', () => {
+  // The errors are built inside the test, not in the table: a fault there must fail a test, not the file's collection.
+  it.each([
+    ['required', () => ruleError.required('source'), 'source is required'],
+    ['not-empty', () => ruleError.notEmpty('source'), 'source must not be empty'],
+    ['max-length', () => ruleError.maxLength('source', 7), 'source must be at most 7 characters'],
+    ['key-max-length', () => ruleError.keyMaxLength('source', 7), 'source keys must be at most 7 characters'],
+    ['max-items', () => ruleError.maxItems('source', 7), 'source must have at most 7 items'],
+    ['max-properties', () => ruleError.maxProperties('source', 7), 'source must have at most 7 properties'],
+    ['contains-domain', () => ruleError.containsDomain('source', 'a"b'), 'source must not contain the domain (it must not start with "a\\"b.")'],
+  ])('builds rule %s: INVALID_ARGUMENT naming the field, the rule and the words both services use', (rule, build, message) => {
+    expect(build()).toMatchObject({ code: 'INVALID_ARGUMENT', message, details: { field: 'source', rule } });
+  });
+});
+
+describe('small shared rules', () => {
+  it('isBlank: only whitespace (any kind) is blank', () => {
+    for (const blank of ['', ' ', '\t\n', '\u00a0\u3000']) expect(isBlank(blank)).toBe(true);
+    for (const text of ['a', ' a ', '\u200b']) expect(isBlank(text)).toBe(false);
+  });
+
+  it('checkObjectIdOutsideDomain: refuses an id starting with "{domain}." only', () => {
+    expect(() => checkObjectIdOutsideDomain('f', 'acme.cam.7', 'acme.cam')).toThrow(
+      expect.objectContaining({ message: 'f must not contain the domain (it must not start with "acme.cam.")', details: { field: 'f', rule: 'contains-domain' } }),
+    );
+    for (const id of ['acme.cam', 'acme.camera', '7.acme.cam.', 'x.acme.cam.7']) expect(() => checkObjectIdOutsideDomain('f', id, 'acme.cam')).not.toThrow();
+  });
+
+  it('names a property value and the full object id as the spec writes them', () => {
+    expect(propertyField('events[1].', 'zone')).toBe('events[1].event.event_data.event_additional_properties.zone');
+    expect(fullObjectId('acme.cam', 'ch.1')).toBe('acme.cam.ch.1');
+  });
+});
+
 describe('checkUtf8', () => {
+  it('names another field in its own words', () => {
+    expect(() => checkUtf8(Buffer.from([0xff]), 'data')).toThrow(expect.objectContaining({ message: 'data is not valid UTF-8', details: { field: 'data', rule: 'encoding' } }));
+    expect(() => checkUtf8(Buffer.from('ok'), 'data')).not.toThrow();
+  });
+
   it('accepts UTF-8 and refuses everything a lenient decoder would turn into U+FFFD', () => {
     expect(() => checkUtf8(Buffer.from('{"a":"caméra 😀 \ufffd"}'))).not.toThrow();
     for (const bad of [[0xff], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xe2, 0x82], [0xf4, 0x90, 0x80, 0x80]]) {
@@ -35,6 +88,9 @@ describe('identityConflict', () => {
       'object "col.a.b.c" already exists with object_domain "col.a.b" and object_id "c": source.object_domain "col.a" with source.object_id "b.c" would give another object the same identity',
     );
     expect(identityConflict({ objectDomain: 'col.a', objectId: 'b.c' }, { objectDomain: 'col.a', objectId: 'b.c' })).toBeUndefined();
+    // Either part differing is another object.
+    expect(identityConflict({ objectDomain: 'col.a', objectId: 'b.c' }, { objectDomain: 'col.a', objectId: 'b.d' })).toMatchObject({ code: 'ALREADY_EXISTS' });
+    expect(identityConflict({ objectDomain: 'col.a', objectId: 'b.c' }, { objectDomain: 'col.b', objectId: 'b.c' })).toMatchObject({ code: 'ALREADY_EXISTS' });
   });
 });
 
@@ -107,5 +163,42 @@ describe('NFC identities', () => {
 
   it('reports the character rule first when an identity has both problems', () => {
     expect(() => checkEventCharacters(event((e) => (e.source.deviceName = `${NFD}\u0000`)))).toThrow(expect.objectContaining({ details: { field: 'source.device_name', rule: 'characters' } }));
+  });
+});
+
+describe('checkEventCharacters', () => {
+  const clean = (): EventText => ({
+    source: { deviceName: 'd', objectId: 'o', objectDomain: 'dom', objectName: 'n', objectType: 't' },
+    eventType: { eventType: 'e', displayName: 'E', displayDescription: 'D' },
+    properties: [
+      { key: 'k', value: 'v' },
+      { key: 'zone', value: 'north' },
+    ],
+    images: ['https://x/1', 'https://x/2'],
+    videoClips: ['https://x/3', 'https://x/4'],
+  });
+  const PROPS = 'event.event_data.event_additional_properties';
+
+  it.each([
+    ['source.object_name', (e: EventText) => (e.source.objectName = 'n\u0000')],
+    ['source.object_type', (e: EventText) => (e.source.objectType = '\ud800')],
+    ['event.event_type.display_name', (e: EventText) => (e.eventType.displayName = '\u0000')],
+    ['event.event_type.display_description', (e: EventText) => (e.eventType.displayDescription = '\udfff')],
+    [`${PROPS} keys`, (e: EventText) => (e.properties = [...e.properties, { key: 'k\u0000', value: 'v' }])],
+    [`${PROPS}.zone`, (e: EventText) => (e.properties = [{ key: 'k', value: 'v' }, { key: 'zone', value: '\u0000' }])],
+    ['event.event_data.images[1]', (e: EventText) => (e.images = ['https://x/1', 'https://x/\ud800'])],
+    ['event.event_data.video_clips[1]', (e: EventText) => (e.videoClips = ['https://x/3', 'https://x/\u0000'])],
+  ])('checks %s, named with the batch prefix', (named, change) => {
+    const event = clean();
+    expect(() => checkEventCharacters(event, 'events[4].')).not.toThrow();
+    change(event);
+    let err: unknown;
+    try {
+      checkEventCharacters(event, 'events[4].');
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', details: { rule: 'characters' }, message: expect.stringMatching(new RegExp(`^events\\[4\\]\\.${named.replace(/[.[\]]/g, '\\$&')} must not contain `)) });
+    expect((err as { details: { field: string } }).details.field).toBe(`events[4].${named.replace(/ keys$/, '')}`);
   });
 });

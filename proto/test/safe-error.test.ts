@@ -64,3 +64,61 @@ describe('safeError', () => {
     expect(JSON.parse(lines[0]!)).toMatchObject({ level: 'error', err: { type: 'Error', message: 'x' } });
   });
 });
+
+describe('safeError, field by field', () => {
+  it('keeps a message of exactly SAFE_MESSAGE_MAX characters whole, and cuts one more', () => {
+    expect(safeMessage('m'.repeat(SAFE_MESSAGE_MAX))).toBe('m'.repeat(SAFE_MESSAGE_MAX));
+    expect(safeMessage('m'.repeat(SAFE_MESSAGE_MAX + 1))).toBe(`${'m'.repeat(SAFE_MESSAGE_MAX)}…`);
+  });
+
+  it('keeps at most 8 frames, each cut at 300 characters with control characters blanked', () => {
+    const frames = Array.from({ length: 12 }, (_, i) => `    at f${i} (/app/x.js:${i}:1)`);
+    const err = { message: 'm', stack: [`Error: m "${SECRET}"`, `    at long (${'p'.repeat(400)})`, '    at cr (/a\r\nb.js:1:1)', ...frames].join('\n') };
+    const stack = safeError(err).stack!.split('\n');
+    expect(stack).toHaveLength(8);
+    expect(stack[0]).toBe(`    at long (${'p'.repeat(300 - 13)}`);
+    expect(stack[1]).toBe('    at cr (/a '); // the CR blanked; the rest of that line is no frame
+    expect(stack.slice(2)).toEqual(frames.slice(0, 6));
+    expect(safeError({ message: 'm', stack: '    at x (/a\u0007b.js:1:1)' }).stack).toBe('    at x (/a b.js:1:1)');
+  });
+
+  it('leaves the stack out when it holds no frame', () => {
+    expect(Object.keys(safeError({ message: 'm', stack: 'Error: m' }))).toEqual(['type', 'message']);
+    expect(Object.keys(safeError({ message: 'm', stack: 42 }))).toEqual(['type', 'message']);
+  });
+
+  it('names the type by a sane name, else the constructor, else Object', () => {
+    class PgLikeError extends Error {}
+    expect(safeError(Object.assign(new PgLikeError('x'), { name: 'has "quotes"' })).type).toBe('PgLikeError');
+    expect(safeError(Object.assign(new PgLikeError('x'), { name: 7 })).type).toBe('PgLikeError');
+    expect(safeError(new PgLikeError('x')).type).toBe('Error');
+    expect(safeError(Object.assign(Object.create(null) as object, { message: 'm' })).type).toBe('Object');
+    expect(safeError({ message: 'm', constructor: { name: 'bad name!' } }).type).toBe('Object');
+  });
+
+  it('keeps sane string codes and numeric codes, and drops the rest', () => {
+    expect(safeError({ message: 'm', code: 'ERR_X.1-a' }).code).toBe('ERR_X.1-a');
+    expect(safeError({ message: 'm', code: 14 }).code).toBe(14);
+    for (const code of ['has space', 'x'.repeat(65), '', { nested: 1 }, true]) expect(safeError({ message: 'm', code })).not.toHaveProperty('code');
+  });
+
+  it('keeps syscall, status and Postgres names only when they are plain names or numbers', () => {
+    expect(safeError({ message: 'm', syscall: 'connect', status: 413, column: 'device_name' })).toMatchObject({ syscall: 'connect', status: 413, column: 'device_name' });
+    const dropped = safeError({ message: 'm', syscall: 'connect to "x"', status: '413', column: 'a b' });
+    expect(Object.keys(dropped)).toEqual(['type', 'message']);
+  });
+
+  it('follows exactly three causes', () => {
+    const chain = ['0', '1', '2', '3', '4'].reduceRight<unknown>((cause, n) => ({ message: n, cause }), undefined);
+    const safe = safeError(chain);
+    expect(safe.cause?.cause?.cause).toMatchObject({ message: '3' });
+    expect(safe.cause?.cause?.cause).not.toHaveProperty('cause');
+  });
+
+  it('names a LogSafeError, blanks its control characters and bounds it at 4000 characters', () => {
+    expect(new LogSafeError('x').name).toBe('LogSafeError');
+    expect(safeError(new LogSafeError('a\nb')).type).toBe('LogSafeError');
+    expect(safeError(new LogSafeError('a\nb')).message).toBe('a b');
+    expect(safeError(new LogSafeError('r'.repeat(5000))).message).toHaveLength(4000);
+  });
+});

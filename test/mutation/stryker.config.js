@@ -27,6 +27,13 @@ export const MUTATION_MODULES = [
     source: 'media-service/src/domain/image-sniff.ts',
     tests: ['media-service/test/image-sniff.test.ts', 'media-service/test/image-sniff-edges.test.ts'],
   },
+  // The shared rules in proto: only tests importing proto's sources by path see the mutants (the
+  // services' tests import @dynamic-events/proto, i.e. its build, which Stryker does not mutate).
+  { source: 'proto/src/event-rules.ts', tests: ['proto/test/event-rules.test.ts'] },
+  { source: 'proto/src/strict-utf8.ts', tests: ['proto/test/strict-utf8.test.ts'] },
+  { source: 'proto/src/safe-error.ts', tests: ['proto/test/safe-error.test.ts'] },
+  { source: 'proto/src/idempotency-key.ts', tests: ['proto/test/idempotency-key.test.ts'] },
+  { source: 'ingest-gateway/src/idempotency-key.ts', tests: ['ingest-gateway/test/idempotency-key-read.test.ts'] },
 ];
 
 /** A module as Stryker's `mutate` wants it: the file, or `file:first-last` lines when `from` is set. */
