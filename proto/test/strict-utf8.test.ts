@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { registry } from '../src/index.js';
+// The generated code directly: the package index loads strict-utf8 too (through grpc-server), at import.
+import * as registry from '../src/gen/dynamic_events/registry/v1/registry.js';
 
 /**
  * The module is loaded, and the service wrapped, inside each test: a fault at module load (the strict
