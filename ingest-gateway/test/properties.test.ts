@@ -58,18 +58,28 @@ const SOURCE_FIELDS = ['device_name', 'object_id', 'object_domain', 'object_name
 const anyText = fc.oneof(
   fc.string({ maxLength: 300, unit: 'binary' }),
   fc.string({ maxLength: 300, unit: 'grapheme' }),
-  fc.constantFrom('', ' ', '\u00a0', '\u2028', '\ufeff', '\u200b', 'a.b', 'é', '😀'.repeat(255), '😀'.repeat(256), 'x'.repeat(255)),
+  fc.constantFrom('', ' ', '\u00a0', '\u2028', '\ufeff', '\u200b', '\u3164', '\u200b\u200dx', 'a\u001bb', 'a\r\nb', 'ab\u202ecd', 'a\u2066b', 'a.b', 'é', '😀'.repeat(255), '😀'.repeat(256), 'x'.repeat(255)),
 );
 
 /** Identities must be in Unicode NFC; the other fields are stored as sent. */
 const IDENTITY_FIELDS = new Set(['device_name', 'object_id', 'object_domain']);
 
-/** The outcome the rules predict for a source (lengths in code points, whitespace-only is empty, no U+0000, identities NFC). */
+/** Characters that show nothing; a name of only these (and whitespace) is empty. */
+const INVISIBLE = new Set([0xad, 0x34f, 0x115f, 0x1160, 0x180e, 0x200b, 0x200c, 0x200d, 0x2060, 0x2061, 0x2062, 0x2063, 0x2064, 0x3164, 0xfeff, 0xffa0]);
+const blank = (value: string) => [...value].every((c) => c.trim() === '' || INVISIBLE.has(c.codePointAt(0)!));
+/** Controls and bidirectional formatting marks, refused in identities. */
+const controlOrBidi = (value: string) =>
+  [...value].some((c) => {
+    const code = c.codePointAt(0)!;
+    return code <= 0x1f || (code >= 0x7f && code <= 0x9f) || [0x61c, 0x200e, 0x200f].includes(code) || (code >= 0x202a && code <= 0x202e) || (code >= 0x2066 && code <= 0x2069);
+  });
+
+/** The outcome the rules predict for a source (lengths in code points, blank is empty, no U+0000, identities NFC without controls). */
 function expectedStatus(source: Record<string, string>): number {
   for (const field of SOURCE_FIELDS) {
     const value = source[field]!;
-    if (value.trim() === '' || value.includes('\u0000') || [...value].length > 255) return 400;
-    if (IDENTITY_FIELDS.has(field) && value.normalize('NFC') !== value) return 400;
+    if (blank(value) || value.includes('\u0000') || [...value].length > 255) return 400;
+    if (IDENTITY_FIELDS.has(field) && (controlOrBidi(value) || value.normalize('NFC') !== value)) return 400;
   }
   return source.object_id!.startsWith(`${source.object_domain}.`) ? 400 : 200;
 }

@@ -21,9 +21,34 @@ export const ruleError = {
     invalidArgument(field, 'contains-domain', `${field} must not contain the domain (it must not start with ${JSON.stringify(`${domain}.`)})`),
 };
 
-/** Whitespace-only counts as empty; the value itself is stored as sent. */
+/**
+ * Characters that show nothing: zero-width space, joiners and word joiner, invisible operators,
+ * BOM, soft hyphen, combining grapheme joiner, the Hangul fillers and the Mongolian vowel
+ * separator. A name made only of them (and whitespace) reads as empty, so it is empty.
+ */
+// eslint-disable-next-line no-misleading-character-class -- U+034F is listed as a character of its own, not combined with the one before
+const INVISIBLE_ONLY = /^[\s\u00ad\u034f\u115f\u1160\u180e\u200b-\u200d\u2060-\u2064\u3164\ufeff\uffa0]*$/;
+
+/** Whitespace-only (NBSP included) or invisible-only counts as empty; the value itself is stored as sent. */
 export function isBlank(value: string): boolean {
-  return value.trim().length === 0;
+  const trimmed = value.trim();
+  // The smallest invisible character is U+00AD: a name starting below it is not blank.
+  return trimmed.length === 0 || (trimmed.charCodeAt(0) >= 0xad && INVISIBLE_ONLY.test(trimmed));
+}
+
+/**
+ * C0 and C1 controls (ESC, CR, LF, TAB...) and bidirectional formatting marks (ALM, LRM, RLM, the
+ * embeddings and overrides U+202A-U+202E, the isolates U+2066-U+2069): in an identity they forge
+ * log lines and terminal output, or make two different names display alike ("Trojan Source").
+ */
+// eslint-disable-next-line no-control-regex -- finding control characters is the point
+const IDENTITY_FORBIDDEN = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/;
+
+/** Throws rule "characters" when an identity holds a control or bidirectional formatting character. */
+export function checkIdentityCharacters(field: string, value: string): void {
+  if (IDENTITY_FORBIDDEN.test(value)) {
+    throw invalidArgument(field, 'characters', `${field} must not contain control or bidirectional formatting characters`);
+  }
 }
 
 /** What is wrong with a string's characters, if anything. */
@@ -78,6 +103,7 @@ export function checkNfc(field: string, value: string): void {
 /** An identity field: the character rules, then NFC (checked on well-formed text only). */
 function checkIdentityText(field: string, value: string): void {
   checkCharacters(field, value);
+  checkIdentityCharacters(field, value);
   checkNfc(field, value);
 }
 

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   checkCharacters,
   checkEventCharacters,
+  checkIdentityCharacters,
   checkNfc,
   checkObjectIdOutsideDomain,
   checkUtf8,
@@ -48,9 +49,35 @@ describe('ruleError', () => {
 });
 
 describe('small shared rules', () => {
-  it('isBlank: only whitespace (any kind) is blank', () => {
-    for (const blank of ['', ' ', '\t\n', '\u00a0\u3000']) expect(isBlank(blank)).toBe(true);
-    for (const text of ['a', ' a ', '\u200b']) expect(isBlank(text)).toBe(false);
+  it('isBlank: only whitespace (any kind) and characters that show nothing is blank', () => {
+    const invisible = ['\u00ad', '\u034f', '\u115f', '\u1160', '\u180e', '\u200b', '\u200c', '\u200d', '\u2060', '\u2064', '\u3164', '\ufeff', '\uffa0'];
+    for (const blank of ['', ' ', '\t\n', '\u00a0\u3000', ...invisible, ` ${invisible.join('')}\u00a0`]) expect(isBlank(blank), JSON.stringify(blank)).toBe(true);
+    for (const text of ['a', ' a ', '\u200ba', 'a\u3164', '\u00ac', '\u2065', '\u200e', '!']) expect(isBlank(text), JSON.stringify(text)).toBe(false);
+  });
+
+  it('checkIdentityCharacters: refuses C0/C1 controls and bidirectional formatting, nothing else', () => {
+    for (const bad of ['a\u0000', 'a\u001b[31m', 'a\rb', 'a\nb', '\tx', 'x\u007f', 'x\u0085', 'x\u009f', 'x\u061c', 'x\u200e', 'x\u200f', 'x\u202a', 'x\u202e', 'x\u2066', 'x\u2069']) {
+      expect(() => checkIdentityCharacters('source.device_name', bad), JSON.stringify(bad)).toThrow(
+        expect.objectContaining({ message: 'source.device_name must not contain control or bidirectional formatting characters', details: { field: 'source.device_name', rule: 'characters' } }),
+      );
+    }
+    for (const good of ['cam-7', 'caméra', 'x\u00a0y', 'x\u00a0', 'x\u200d', 'x\u2065', 'x\u202f', 'x\u0020', 'x~', 'x\u00a0\u00ff', '😀']) {
+      expect(() => checkIdentityCharacters('f', good), JSON.stringify(good)).not.toThrow();
+    }
+  });
+
+  it('checkEventCharacters applies the control rule to the four identities only', () => {
+    const event = (over: Record<string, string>) => ({
+      source: { deviceName: 'd', objectId: 'o', objectDomain: 'x.y', objectName: 'n', objectType: 't', ...over },
+      eventType: { eventType: over.eventType ?? 'e', displayName: 'D', displayDescription: 'dd' },
+      properties: [{ key: 'k', value: 'a\u001bb' }],
+      images: [],
+      videoClips: [],
+    });
+    for (const [key, field] of [['deviceName', 'source.device_name'], ['objectId', 'source.object_id'], ['objectDomain', 'source.object_domain'], ['eventType', 'event.event_type.event_type']]) {
+      expect(() => checkEventCharacters(event({ [key!]: 'a\u202eb' })), key).toThrow(expect.objectContaining({ details: { field, rule: 'characters' } }));
+    }
+    expect(() => checkEventCharacters(event({ objectName: 'a\u202eb\r\n', objectType: '\u001b' }))).not.toThrow();
   });
 
   it('checkObjectIdOutsideDomain: refuses an id starting with "{domain}." only', () => {
