@@ -1,3 +1,4 @@
+import { METHODS } from 'node:http';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { Logger } from '@dynamic-events/proto';
@@ -12,6 +13,7 @@ import { bearerAuth } from './middleware/auth.js';
 import { errors } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
+import { requireHost } from './middleware/require-host.js';
 import { dynamicEventRoutes } from './routes/dynamic-events.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
@@ -56,6 +58,7 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
   app.use(requestId());
   app.use(accessLog(deps));
   app.use(httpMetrics(deps));
+  app.use(requireHost());
   app.use(closeWhenDraining(draining));
   app.use(jsonFallbacks());
   app.use(router.routes());
@@ -65,7 +68,9 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
 
 /** The routes: the public API under /api/{segment}/dh, and the probes. */
 function buildRouter(deps: AppDeps, draining: AbortSignal): Router<GatewayState> {
-  const router = new Router<GatewayState>();
+  // Every method Node parses is known to the router, so a known path answers any other method 405
+  // with Allow (TRACE, PROPFIND...), as the README says, rather than 501 "not implemented".
+  const router = new Router<GatewayState>({ methods: METHODS });
   const base = `/api/${deps.config.platformSegment}/dh`;
   const auth = bearerAuth({ token: deps.config.dynamicEventsToken, metrics: deps.metrics });
   dynamicEventRoutes(router, base, {

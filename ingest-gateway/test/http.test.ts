@@ -196,13 +196,41 @@ describe('routing', () => {
     expect(post.status).toBe(405);
   });
 
-  it('answers OPTIONS 204 with Allow, and unknown methods 501 JSON', async () => {
+  it('answers an HTTP/1.1 request without Host 400 JSON naming the header (Node would answer a bare 400)', async () => {
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      // A flat array of raw headers: Node's client adds no Host of its own then.
+      const req = httpRequest(`${gw.url}/healthz`, { headers: ['Accept', 'application/json'] }, (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+      });
+      req.on('error', reject).end();
+    });
+    expect(answer).toEqual({ status: 400, body: JSON.stringify({ error: 'Host header is required (HTTP/1.1)' }) });
+  });
+
+  it('answers OPTIONS 204 with Allow, and any other method on a known path 405 JSON with Allow', async () => {
     const options = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'OPTIONS' });
     expect(options.status).toBe(204);
     expect(options.headers.get('allow')).toBe('POST, HEAD, GET');
-    const propfind = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'PROPFIND' });
-    expect(propfind.status).toBe(501);
-    expect(await propfind.json()).toEqual({ error: 'method PROPFIND not implemented' });
+    // node:http, because fetch refuses to send TRACE.
+    const send = (method: string) =>
+      new Promise<{ status: number; allow: string | undefined; body: string }>((resolve, reject) => {
+        const req = httpRequest(`${gw.url}${API}/dynamic-events`, { method }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, allow: res.headers.allow, body }));
+        });
+        req.on('error', reject).end();
+      });
+    for (const method of ['PROPFIND', 'TRACE', 'PURGE']) {
+      const answer = await send(method);
+      expect(answer.status, method).toBe(405);
+      expect(answer.allow).toBe('POST, HEAD, GET');
+      expect(JSON.parse(answer.body)).toEqual({ error: `method ${method} not allowed for ${API}/dynamic-events (allowed: POST, HEAD, GET)` });
+    }
+    const elsewhere = await fetch(`${gw.url}/no/such/path`, { method: 'PROPFIND' });
+    expect(elsewhere.status).toBe(404);
   });
 
   it('labels metrics with route patterns, never raw paths', async () => {
@@ -297,6 +325,17 @@ describe('media', () => {
   it('answers 304 for a matching If-None-Match', async () => {
     const response = await fetch(`${gw.url}${API}/media/${key}`, { headers: { 'If-None-Match': `"${key}"` } });
     expect(response.status).toBe(304);
+  });
+
+  it('answers If-None-Match: * with 304 only for an image that exists (404 otherwise)', async () => {
+    const cancelled = gw.media.cancelled;
+    const existing = await fetch(`${gw.url}${API}/media/${key}`, { headers: { 'If-None-Match': '"other", *' } });
+    expect(existing.status).toBe(304);
+    expect(existing.headers.get('etag')).toBe(`"${key}"`);
+    expect(gw.media.cancelled).toBe(cancelled + 1);
+    const missing = await fetch(`${gw.url}${API}/media/${'cd'.repeat(32)}.png`, { headers: { 'If-None-Match': '*' } });
+    expect(missing.status).toBe(404);
+    expect(Object.keys(await jsonOf(missing))).toEqual(['error']);
   });
 
   it('answers unknown keys 404 JSON', async () => {
