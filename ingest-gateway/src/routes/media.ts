@@ -2,7 +2,7 @@ import { Readable } from 'node:stream';
 import type { Router } from '@koa/router';
 import { AppError } from '@dynamic-events/proto';
 import type { MediaClient } from '../clients/media.js';
-import type { GatewayState } from '../context.js';
+import type { GatewayContext, GatewayState } from '../context.js';
 
 /** Keys are "{sha256 hex}.{ext}"; anything outside this shape is answered 404 without asking media. */
 const KEY = /^[A-Za-z0-9][A-Za-z0-9._-]{0,254}$/;
@@ -32,16 +32,19 @@ export function mediaRoutes(router: Router<GatewayState>, base: string, deps: { 
     const key = ctx.params.key ?? '';
     if (!KEY.test(key) || key.includes('..')) throw new AppError('NOT_FOUND', `image "${key}" not found`);
     const etag = `"${key}"`;
-    if (etagMatches(ctx.get('If-None-Match'), etag)) {
-      ctx.status = 304;
-      ctx.set({ ETag: etag, ...IMAGE_HEADERS });
-      return;
-    }
+    const condition = ctx.get('If-None-Match');
+    // A key names its bytes forever, so a matching tag is answered without asking media. "*" only
+    // matches an image that exists (RFC 9110 13.1.2): that one is opened first, a missing key is 404.
+    if (etagMatches(condition, etag)) return notModified(ctx, etag);
 
     const gone = new AbortController();
     // 'close' also follows a complete response; cancelling a finished call does nothing.
     ctx.res.once('close', () => gone.abort());
     const image = await deps.media.openImage(key, { requestId: ctx.state.requestId, signal: gone.signal });
+    if (matchesAny(condition)) {
+      await image.cancel();
+      return notModified(ctx, etag);
+    }
     ctx.status = 200;
     ctx.set({ ...IMAGE_HEADERS, ETag: etag, 'Content-Type': image.contentType });
     if (ctx.method === 'HEAD') {
@@ -54,10 +57,19 @@ export function mediaRoutes(router: Router<GatewayState>, base: string, deps: { 
   });
 }
 
+function notModified(ctx: GatewayContext, etag: string): void {
+  ctx.status = 304;
+  ctx.set({ ETag: etag, ...IMAGE_HEADERS });
+}
+
+/** Whether If-None-Match names this image's tag (strong or weak). */
 function etagMatches(header: string, etag: string): boolean {
   if (header === '') return false;
   return header.split(',').some((candidate) => {
     const tag = candidate.trim();
-    return tag === '*' || tag === etag || tag === `W/${etag}`;
+    return tag === etag || tag === `W/${etag}`;
   });
 }
+
+/** If-None-Match: * (any current representation). */
+const matchesAny = (header: string): boolean => header.split(',').some((candidate) => candidate.trim() === '*');
