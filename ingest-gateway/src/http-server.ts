@@ -58,7 +58,13 @@ export function configureKeepAlive(server: Server, timeoutMs: number): void {
  */
 export function createHttpServer(handler: RequestListener, options: { requestTimeoutMs: number; headersTimeoutMs: number }): Server {
   return createServer(
-    { requestTimeout: options.requestTimeoutMs, headersTimeout: options.headersTimeoutMs, connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs) },
+    {
+      requestTimeout: options.requestTimeoutMs,
+      headersTimeout: options.headersTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, options.headersTimeoutMs),
+      // Answered by the app as JSON, and logged (middleware/require-host.ts).
+      requireHostHeader: false,
+    },
     handler,
   );
 }

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, startGateway, validBody, type TestGateway } from './helpers.js';
 
@@ -22,6 +23,26 @@ describe('with DYNAMIC_EVENTS_TOKEN set', () => {
     expect(response.status).toBe(401);
     expect(response.json).toEqual({ error: message });
     expect(response.headers.get('www-authenticate')).toBe(challenge);
+    expect(gw.registry.calls).toEqual([]);
+    expect(gw.media.calls).toEqual([]);
+  });
+
+  it('refuses two Authorization headers with 400, even when one holds the right token, storing nothing', async () => {
+    for (const pair of [[`Bearer ${TOKEN}`, 'Bearer wrong'], [`Bearer ${TOKEN}`, `Bearer ${TOKEN}`]]) {
+      const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        // A flat array of raw header pairs keeps both headers on the wire.
+        const body = JSON.stringify(validBody());
+        const headers = ['Host', new URL(gw.url).host, 'Content-Type', 'application/json', 'Content-Length', String(Buffer.byteLength(body)), 'Authorization', pair[0]!, 'Authorization', pair[1]!];
+        const req = httpRequest(`${gw.url}${API}/dynamic-events`, { method: 'POST', headers }, (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject).end(body);
+      });
+      expect(answer.status).toBe(400);
+      expect(JSON.parse(answer.body)).toEqual({ error: 'Authorization must be sent once' });
+    }
     expect(gw.registry.calls).toEqual([]);
     expect(gw.media.calls).toEqual([]);
   });

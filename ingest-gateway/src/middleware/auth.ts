@@ -1,5 +1,5 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { AppError } from '@dynamic-events/proto';
+import { AppError, invalidArgument } from '@dynamic-events/proto';
 import type { GatewayMiddleware } from '../context.js';
 import type { Metrics } from '../metrics.js';
 
@@ -17,6 +17,11 @@ export function bearerAuth(deps: { token: string | undefined; metrics: Metrics }
   if (deps.token === undefined) return (_ctx, next) => next();
   const expected = digest(deps.token);
   return (ctx, next) => {
+    // Node keeps the first of two Authorization headers and drops the other: which credential
+    // counts would be ambiguous (and a proxy may have read the other one), so refuse both.
+    if ((ctx.req.headersDistinct.authorization?.length ?? 0) > 1) {
+      throw invalidArgument('Authorization', 'duplicate', 'Authorization must be sent once');
+    }
     const header = ctx.get('Authorization');
     const match = BEARER.exec(header);
     if (!match?.[1]) {
