@@ -55,6 +55,7 @@ describe.skipIf(!up)('migrations', () => {
       '0003_idempotency_keys.sql',
       '0004_watch_commit_log.sql',
       '0005_list_indexes.sql',
+      '0006_events_parent_keys.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -69,6 +70,11 @@ describe.skipIf(!up)('migrations', () => {
       { name: 'events_domain_created_at_idx', valid: true },
       { name: 'objects_object_domain_id_idx', valid: true },
     ]);
+    // 0006: events keep only the object identity key (the parents are written by the same statement).
+    const { rows: keys } = await pool.query<{ name: string }>(
+      `SELECT conname AS name FROM pg_constraint WHERE conrelid = 'events'::regclass AND contype = 'f' ORDER BY 1`,
+    );
+    expect(keys.map((k) => k.name)).toEqual(['events_object_identity_fkey']);
     expect(await runMigrations(pool, silent)).toEqual([]);
     const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version');
     expect(rows.map((r) => r.version)).toEqual(expected);

@@ -1,7 +1,8 @@
 /**
  * The write path is one SQL statement per RecordEvent(s) call: one round trip, atomic on its own, and
  * still right where separate statements were: parents created in the same statement satisfy the
- * foreign keys, and concurrent overlapping batches (no lock at all) neither deadlock nor duplicate.
+ * object identity key, every event's device and event type exist (migration 0006 left those to the
+ * statement), and concurrent overlapping batches (no lock at all) neither deadlock nor duplicate.
  */
 import { registry } from '@dynamic-events/proto';
 import { describe, expect, it, vi } from 'vitest';
@@ -10,6 +11,17 @@ import { postgresAvailable } from '../../test/support/servers.js';
 import { countRows, sampleEvent, startRegistry, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
+
+/** Events of `domainPattern` naming a device or an event type that does not exist (must be none). */
+async function orphans(t: TestRegistry, domainPattern: string): Promise<number> {
+  return countRows(
+    t.pool,
+    'events e',
+    `e.domain LIKE $1 AND (NOT EXISTS (SELECT 1 FROM devices d WHERE d.device_name = e.device_name)
+       OR NOT EXISTS (SELECT 1 FROM event_types y WHERE y.domain = e.domain AND y.event_type = e.event_type))`,
+    [domainPattern],
+  );
+}
 
 /** A lock store that never holds anything: only the database constraints keep the data right. */
 const noLocks = (): Locker => ({ acquire: () => Promise.resolve(unheldLease('contended')), close: () => Promise.resolve() });
@@ -40,7 +52,7 @@ describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
     }
   });
 
-  it('creates device, object and event type and the event referencing them in one transaction (foreign keys hold)', async () => {
+  it('creates device, object and event type and the event referencing them in one transaction (the references hold)', async () => {
     const device = unique('first');
     const domain = unique('acme.first');
     const res = await t.api.recordEvent(sampleEvent({ source: { deviceName: device, objectDomain: domain, objectId: 'o' } }));
@@ -74,6 +86,7 @@ describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
     expect(await countRows(t.pool, 'objects', 'object_domain LIKE $1', [`${tag}.%`])).toBe(4);
     expect(await countRows(t.pool, 'event_types', 'domain LIKE $1', [`${tag}.%`])).toBe(10);
     expect(await countRows(t.pool, 'events', 'domain LIKE $1', [`${tag}.%`])).toBe(12);
+    expect(await orphans(t, `${tag}.%`)).toBe(0);
     const object = (await t.api.getObject(`${tag}.dom-1.obj-1`)).object!;
     expect(object.deviceName).toBe(`${tag}-dev-1`);
   });
@@ -105,6 +118,7 @@ describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
       expect(await countRows(t.pool, 'objects', 'object_domain = $1', [`${tag}.dom`])).toBe(6);
       expect(await countRows(t.pool, 'event_types', 'domain = $1', [`${tag}.dom`])).toBe(6);
       expect(await countRows(t.pool, 'events', 'domain = $1', [`${tag}.dom`])).toBe(240);
+      expect(await orphans(t, `${tag}.dom`)).toBe(0);
     } finally {
       for (const r of replicas) await r.close();
       await t.pool.query('DROP TRIGGER slow_insert ON devices; DROP TRIGGER slow_insert ON objects; DROP TRIGGER slow_insert ON event_types; DROP FUNCTION slow_insert()');
