@@ -98,7 +98,7 @@ export const GATEWAY_ENV = defineEnv(
     RECORD_CONCURRENCY: integer({
       minimum: 1,
       maximum: 1000,
-      default: 4,
+      default: 8,
       description:
         '`RecordEvents` calls to the registry outstanding at once. Events of requests arriving meanwhile wait and leave together in the next call (see Performance).',
     }),

@@ -18,7 +18,7 @@ describe('loadConfig', () => {
       requestTimeoutMs: 60_000,
       headersTimeoutMs: 10_000,
       grpcDeadlineMs: 10_000,
-      recordConcurrency: 4,
+      recordConcurrency: 8,
       ingestQueueMaxEvents: 10_000,
       ingestQueueMaxBytes: 67_108_864,
       shutdownTimeoutMs: 8000,

@@ -83,7 +83,7 @@ export const REGISTRY_ENV = defineEnv({
   WRITE_CONCURRENCY: integer({
     minimum: 1,
     maximum: 1000,
-    default: 4,
+    default: 8,
     description:
       'SQL statements writing events at once (keep it below `DATABASE_POOL_SIZE`); events of calls arriving meanwhile are merged into the next statement (group commit).',
   }),

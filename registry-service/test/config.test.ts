@@ -17,7 +17,7 @@ describe('loadConfig', () => {
       redisUrl: undefined,
       lockTtlMs: 10_000,
       lockWaitMs: 3000,
-      writeConcurrency: 4,
+      writeConcurrency: 8,
       writeQueueMaxEvents: 50_000,
       migrations: 'auto',
       idempotencyKeyTtlSeconds: 86_400,

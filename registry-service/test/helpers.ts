@@ -32,7 +32,7 @@ export interface StartOptions {
   lockWaitMs?: number;
   poolSize?: number;
   migrate?: boolean;
-  /** WRITE_CONCURRENCY (default 4). */
+  /** WRITE_CONCURRENCY (default 8, as in production). */
   writeConcurrency?: number;
   /** WRITE_QUEUE_MAX_EVENTS (default 50,000). */
   writeQueueMaxEvents?: number;
@@ -61,7 +61,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     locker,
     metrics,
     lockWaitMs: options.lockWaitMs ?? 3000,
-    writeConcurrency: options.writeConcurrency ?? 4,
+    writeConcurrency: options.writeConcurrency ?? 8,
     writeQueueMaxEvents: options.writeQueueMaxEvents ?? 50_000,
     idempotencyKeyTtlSeconds: options.idempotencyKeyTtlSeconds ?? 86_400,
     watchKeepAliveMs: options.watchKeepAliveMs,
