@@ -104,6 +104,46 @@ describe.skipIf(!up)('Redis locker on a real Redis', () => {
     expect(await redis.get(`${prefix}device:cam`)).toBe('someone-else');
     await redis.del(`${prefix}device:cam`);
   });
+
+  /** The locker with its calls counted, and the entity locks over it. */
+  function counted(ttlMs: number) {
+    const locker = createRedisLocker({ redis, ttlMs, keyPrefix: prefix });
+    const calls = { acquire: 0, tryAcquireAll: 0 };
+    const spied: Locker = {
+      acquire: (key, deadline) => (calls.acquire++, locker.acquire(key, deadline)),
+      tryAcquireAll: (keys) => (calls.tryAcquireAll++, locker.tryAcquireAll!(keys)),
+      close: async () => {},
+    };
+    const metrics = createMetrics(new Registry());
+    return { locker, calls, metrics, locks: createEntityLocks({ locker: spied, waitMs: 2000, metrics, logger: silent }) };
+  }
+  const heldNow = async (keys: string[]) => Promise.all(keys.map(async (k) => (await redis.exists(`${prefix}${k}`)) === 1));
+
+  it('takes a batch of free keys in one pipelined round trip, holds them all during the work, then releases them', async () => {
+    const { calls, metrics, locks } = counted(5000);
+    const keys = ['device:batch-b', 'object:batch-a', 'device:batch-a', 'event-type:batch-c'];
+    const during = await locks(keys, () => heldNow(keys));
+    expect(during).toEqual([true, true, true, true]);
+    expect(calls).toEqual({ acquire: 0, tryAcquireAll: 1 });
+    expect(await counterValue(metrics, 'acquired')).toBe(4);
+    expect(await heldNow(keys)).toEqual([false, false, false, false]);
+  });
+
+  it('a key held elsewhere: keeps the keys before it, gives back those after it, waits for it alone', async () => {
+    const { locker, calls, metrics, locks } = counted(5000);
+    const other = await locker.acquire('object:mid-b', Date.now());
+    expect(other.outcome).toBe('acquired');
+    const work = locks(['object:mid-c', 'object:mid-a', 'object:mid-b'], () => heldNow(['object:mid-a', 'object:mid-c']));
+    await sleep(100);
+    // While waiting for b: a (sorts before) is ours, c (after) was given back, so nobody waits on us crosswise.
+    expect(await heldNow(['object:mid-a', 'object:mid-c'])).toEqual([true, false]);
+    await other.release();
+    expect(await work).toEqual([true, true]);
+    expect(calls).toEqual({ acquire: 2, tryAcquireAll: 1 });
+    expect(await counterValue(metrics, 'acquired')).toBe(2);
+    expect(await counterValue(metrics, 'contended')).toBe(1);
+    expect(await heldNow(['object:mid-a', 'object:mid-b', 'object:mid-c'])).toEqual([false, false, false]);
+  });
 });
 
 describe('when Redis is down', () => {

@@ -35,22 +35,50 @@ export function createEntityLocks(options: EntityLocksOptions): EntityLocks {
     suppressed.set(kind, 0);
   }
 
+  /** Counts and, for trouble, logs one key's outcome; `started` is when its wait began. */
+  function noted(lease: Lease, started: number): Lease {
+    metrics.lockWaitSeconds.observe((performance.now() - started) / 1000);
+    metrics.lockOutcomes.inc({ outcome: lease.outcome });
+    if (lease.outcome === 'fallback' && lease.error !== undefined) {
+      warn('fallback', { err: lease.error }, 'entity lock store unreachable; relying on database constraints');
+    } else if (lease.outcome === 'timeout') {
+      warn('timeout', { waitMs: options.waitMs }, 'waited LOCK_WAIT_MS for an entity lock; proceeding without it');
+    }
+    return lease;
+  }
+
+  /**
+   * Several keys (a batch of first sightings): one round trip tries them all. When one is held by
+   * another caller, the keys after it are given back and taken one by one from there, so a caller
+   * waiting for a key holds only keys that sort before it: two callers never wait on each other.
+   */
+  async function tryAll(sorted: string[], leases: Lease[]): Promise<string[]> {
+    if (!locker.tryAcquireAll || sorted.length < 2) return sorted;
+    const started = performance.now();
+    let tried: Array<Lease | null>;
+    try {
+      tried = await locker.tryAcquireAll(sorted);
+    } catch (err) {
+      // One warning, then every key without its lock: the constraints keep the data right.
+      leases.push(...sorted.map(() => noted(unheldLease('fallback', err), started)));
+      return [];
+    }
+    const busy = tried.indexOf(null);
+    const kept = busy === -1 ? tried : tried.slice(0, busy);
+    if (busy !== -1) await Promise.all(tried.slice(busy + 1).map((lease) => lease?.release()));
+    for (const lease of kept) leases.push(noted(lease!, started));
+    return busy === -1 ? [] : sorted.slice(busy);
+  }
+
   return async (keys, fn) => {
     const deadline = Date.now() + options.waitMs;
     const leases: Lease[] = [];
     try {
-      for (const key of [...new Set(keys)].sort()) {
+      for (const key of await tryAll([...new Set(keys)].sort(), leases)) {
         const started = performance.now();
         // Once the store failed, the remaining keys would only fail again: skip the round trips.
         const lease = leases.some((l) => l.outcome === 'fallback') ? unheldLease('fallback') : await locker.acquire(key, deadline);
-        metrics.lockWaitSeconds.observe((performance.now() - started) / 1000);
-        metrics.lockOutcomes.inc({ outcome: lease.outcome });
-        if (lease.outcome === 'fallback' && lease.error !== undefined) {
-          warn('fallback', { err: lease.error }, 'entity lock store unreachable; relying on database constraints');
-        } else if (lease.outcome === 'timeout') {
-          warn('timeout', { waitMs: options.waitMs }, 'waited LOCK_WAIT_MS for an entity lock; proceeding without it');
-        }
-        leases.push(lease);
+        leases.push(noted(lease, started));
       }
       return await fn();
     } finally {

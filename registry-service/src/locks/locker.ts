@@ -9,6 +9,11 @@ export interface Locker {
    * Never rejects: a lock store that cannot be reached yields the outcome "fallback".
    */
   acquire(key: string, deadline: number): Promise<Lease>;
+  /**
+   * Optional fast path: tries every key in ONE round trip without waiting. Per key, in order, the
+   * lease (acquired) or null (another holder has it). Rejects when the store cannot be reached.
+   */
+  tryAcquireAll?(keys: string[]): Promise<Array<Lease | null>>;
   close(): Promise<void>;
 }
 

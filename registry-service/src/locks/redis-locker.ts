@@ -62,22 +62,23 @@ export function createRedisLocker(options: RedisLockerOptions): Locker {
   const { redis, ttlMs } = options;
   const prefix = options.keyPrefix ?? 'dynamic-events:registry:lock:';
 
+  /** The lease of a lock we hold under `token`: released only while it still holds that token. */
+  const held = (fullKey: string, token: string): Lease => ({
+    outcome: 'acquired',
+    release: async () => {
+      try {
+        return (await redis.eval(RELEASE_SCRIPT, 1, fullKey, token)) === 1 ? 'released' : 'expired';
+      } catch {
+        return 'failed';
+      }
+    },
+  });
+
   async function acquire(key: string, deadline: number): Promise<Lease> {
     const fullKey = prefix + key;
     const token = randomUUID();
     try {
-      if ((await redis.set(fullKey, token, 'PX', ttlMs, 'NX')) === 'OK') {
-        return {
-          outcome: 'acquired',
-          release: async () => {
-            try {
-              return (await redis.eval(RELEASE_SCRIPT, 1, fullKey, token)) === 1 ? 'released' : 'expired';
-            } catch {
-              return 'failed';
-            }
-          },
-        };
-      }
+      if ((await redis.set(fullKey, token, 'PX', ttlMs, 'NX')) === 'OK') return held(fullKey, token);
       for (let delay = 5; Date.now() < deadline; delay = Math.min(delay * 2, 100)) {
         await sleep(Math.min(delay, deadline - Date.now()));
         if ((await redis.exists(fullKey)) === 0) return unheldLease('contended');
@@ -88,8 +89,25 @@ export function createRedisLocker(options: RedisLockerOptions): Locker {
     }
   }
 
+  /** One pipeline of SET NX: a batch of first sightings pays one round trip, not one per key. */
+  async function tryAcquireAll(keys: string[]): Promise<Array<Lease | null>> {
+    const token = randomUUID();
+    const pipeline = redis.pipeline();
+    for (const key of keys) pipeline.set(prefix + key, token, 'PX', ttlMs, 'NX');
+    const replies = (await pipeline.exec()) ?? [];
+    const leases = keys.map((key, i) => (replies[i]?.[1] === 'OK' ? held(prefix + key, token) : null));
+    const failed = keys.length === 0 ? undefined : keys.map((_, i) => replies[i]?.[0] ?? (replies[i] ? null : new Error('no reply from Redis'))).find(Boolean);
+    if (failed) {
+      // A command failed part-way: give back what was taken, so nobody waits for a TTL; the caller falls back.
+      await Promise.all(leases.map((lease) => lease?.release()));
+      throw failed;
+    }
+    return leases;
+  }
+
   return {
     acquire,
+    tryAcquireAll,
     async close() {
       // quit() waits for pending replies; when Redis is down there are none worth waiting for.
       if (redis.status === 'ready') await redis.quit().catch(() => redis.disconnect());
