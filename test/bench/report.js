@@ -11,6 +11,7 @@ const TITLES = {
   scale: 'scale: steady on 10 M events',
   watch: 'steady + 10 SSE watchers',
   list: 'list: device latest 100, 10 M',
+  listAlone: 'list, one connection, 10 M',
 };
 const RSS_GOAL_MIB = 200;
 const CPU_COLUMNS = [['load', 'load tool'], ['gateway', 'echo/gateway'], ['registry', 'registry'], ['media', 'media'], ['postgres', 'postgres']];

@@ -157,6 +157,8 @@ async function main() {
     if (selected.has('list')) {
       report.scenarios.list = await listScenario(ctx, target);
       progress('list', report.scenarios.list);
+      report.scenarios.listAlone = await listScenario(ctx, target, 1);
+      progress('listAlone', report.scenarios.listAlone);
     }
     await stack.stop();
   }
