@@ -8,6 +8,7 @@ import { Ajv } from 'ajv';
 import { describe, expect, it } from 'vitest';
 import { parse } from 'yaml';
 import { CHART_DIR, chartSchema, chartValues, type JsonObject, mergeValues, readChartFile } from '../support/chart-files.js';
+import { podOf } from '../support/chart-objects.js';
 import { chartNotes, findObject, renderChart } from '../support/helm.js';
 import { type K8sObject, validateObjects } from '../support/k8s.js';
 import { kubeTool } from '../support/kube-tools.js';
@@ -165,6 +166,57 @@ describe.skipIf(!helmFound)('settings', () => {
     const { objects } = renderChart([base], { releaseName: 'a-very-long-release-name-that-goes-on-and-on-and-on-x' });
     for (const o of objects) expect(o.metadata.name.length, o.metadata.name).toBeLessThanOrEqual(63);
     expect(new Set(objects.map((o) => `${o.kind}/${o.metadata.name}`)).size).toBe(objects.length);
+  });
+});
+
+describe.skipIf(!helmFound)('rollouts, scheduling and scrape annotations', () => {
+  type Deployment = { revisionHistoryLimit?: number; strategy?: JsonObject; selector: { matchLabels: JsonObject }; template: { spec: { topologySpreadConstraints?: JsonObject[] } } };
+  const deployment = (objects: K8sObject[], d: string): Deployment => findObject(objects, 'Deployment', name(d)).spec as Deployment;
+  const spreadOf = (objects: K8sObject[], d: string): JsonObject[] | undefined => deployment(objects, d).template.spec.topologySpreadConstraints;
+  const scrapeKeys = (objects: K8sObject[], d: string): string[] => Object.keys(annotations(objects, d)).filter((k) => k.startsWith('prometheus.io/'));
+  const METRICS_PORTS = { gateway: 9464, registry: 9465, media: 9466 };
+
+  it('each Deployment keeps 5 revisions, surges one pod before stopping one, spreads over nodes by its selector labels, and is scraped on its metrics port', () => {
+    const { objects } = render();
+    expect(validateObjects(objects)).toEqual([]);
+    for (const [d, port] of Object.entries(METRICS_PORTS)) {
+      const spec = deployment(objects, d);
+      expect(spec.revisionHistoryLimit, d).toBe(5);
+      expect(spec.strategy, d).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: 1 } });
+      const spread = { maxSkew: 1, topologyKey: 'kubernetes.io/hostname', whenUnsatisfiable: 'ScheduleAnyway', labelSelector: { matchLabels: spec.selector.matchLabels }, matchLabelKeys: ['pod-template-hash'] };
+      expect(spreadOf(objects, d), d).toEqual([spread]);
+      expect(spec.selector.matchLabels['app.kubernetes.io/component'], d).toBe({ gateway: 'ingest-gateway', registry: 'registry-service', media: 'media-service' }[d]);
+      const metrics = (podOf(findObject(objects, 'Deployment', name(d))).containers[0]?.ports ?? []).find((p) => p.name === 'metrics');
+      expect(metrics?.containerPort, d).toBe(port);
+      expect(annotations(objects, d), d).toMatchObject({ 'prometheus.io/scrape': 'true', 'prometheus.io/port': String(port), 'prometheus.io/path': '/metrics' });
+    }
+  });
+
+  it('a component’s own topologySpreadConstraints replace the default spread; spreadAcrossNodes: false drops it', () => {
+    const zone = { maxSkew: 2, topologyKey: 'topology.kubernetes.io/zone', whenUnsatisfiable: 'DoNotSchedule', labelSelector: { matchLabels: { 'app.kubernetes.io/component': 'ingest-gateway' } } };
+    const { objects } = render({ gateway: { topologySpreadConstraints: [zone] }, registry: { spreadAcrossNodes: false } });
+    expect(validateObjects(objects)).toEqual([]);
+    expect(spreadOf(objects, 'gateway')).toEqual([zone]);
+    expect(spreadOf(objects, 'registry')).toBeUndefined();
+    expect(spreadOf(objects, 'media')).toEqual([expect.objectContaining({ topologyKey: 'kubernetes.io/hostname' })]);
+  });
+
+  it('metrics.prometheusAnnotations: false removes the prometheus.io annotations; podAnnotations stay, and win over the chart’s', () => {
+    const off = render({ metrics: { prometheusAnnotations: false }, media: { podAnnotations: { 'example.com/team': 'media' } } }).objects;
+    expect(validateObjects(off)).toEqual([]);
+    for (const d of Object.keys(METRICS_PORTS)) expect(scrapeKeys(off, d), d).toEqual([]);
+    expect(annotations(off, 'media')).toMatchObject({ 'example.com/team': 'media', 'checksum/config': expect.any(String) });
+    const custom = render({ registry: { podAnnotations: { 'prometheus.io/path': '/custom' } } }).objects;
+    expect(annotations(custom, 'registry')).toMatchObject({ 'prometheus.io/path': '/custom', 'prometheus.io/port': '9465' });
+  });
+
+  it('revisionHistoryLimit and strategy are per component; Recreate leaves the rollingUpdate defaults out', () => {
+    const { objects } = render({ registry: { revisionHistoryLimit: 2, strategy: { type: 'Recreate' } }, media: { strategy: { rollingUpdate: { maxSurge: '25%' } } } });
+    expect(validateObjects(objects)).toEqual([]);
+    expect(deployment(objects, 'registry')).toMatchObject({ revisionHistoryLimit: 2, strategy: { type: 'Recreate' } });
+    expect(deployment(objects, 'registry').strategy).not.toHaveProperty('rollingUpdate');
+    expect(deployment(objects, 'media').strategy).toEqual({ type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 0, maxSurge: '25%' } });
+    expect(deployment(objects, 'gateway')).toMatchObject({ revisionHistoryLimit: 5, strategy: { rollingUpdate: { maxSurge: 1 } } });
   });
 });
 

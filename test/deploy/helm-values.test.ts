@@ -53,6 +53,10 @@ describe('values.schema.json', () => {
     ['token with a space', { gateway: { auth: { token: 'two words' } } }, '/gateway/auth/token', 'pattern'],
     ['platform segment with a slash', { platformSegment: 'a/b' }, '/platformSegment', 'pattern'],
     ['ingress path without a leading slash', { gateway: { ingress: { hosts: [{ host: 'a.example.com', paths: [{ path: 'api' }] }] } } }, '/gateway/ingress/hosts/0/paths/0/path', 'pattern'],
+    ['bad enum (rollout strategy)', { gateway: { strategy: { type: 'BlueGreen' } } }, '/gateway/strategy/type', 'enum'],
+    ['typo in a rollout strategy', { media: { strategy: { rollingUpdate: { maxSurg: 2 } } } }, '/media/strategy/rollingUpdate', 'additionalProperties'],
+    ['maxSurge neither a number nor a percentage', { registry: { strategy: { rollingUpdate: { maxSurge: 'one' } } } }, '/registry/strategy/rollingUpdate/maxSurge', 'pattern'],
+    ['wrong type (string for the spread switch)', { registry: { spreadAcrossNodes: 'no' } }, '/registry/spreadAcrossNodes', 'type'],
     ['resources without limits', { registry: { resources: { limits: null } } }, '/registry/resources', 'required'],
   ];
   it.each(bad)('rejects %s, naming the path', (_, overrides, path, keyword) => {

@@ -213,3 +213,56 @@ Usage: include "dynamic-events.databaseUrlEnv" (dict "context" . "secret" "<name
       key: database-url
       {{- end }}
 {{- end }}
+
+{{/*
+A Deployment's update strategy. rollingUpdate is left out unless the type is RollingUpdate: the API
+refuses it beside Recreate, and values.yaml's default pace would otherwise merge into a Recreate
+override.
+Usage: include "dynamic-events.strategy" (dict "values" .Values.gateway)
+*/}}
+{{- define "dynamic-events.strategy" -}}
+type: {{ .values.strategy.type }}
+{{- if and (eq .values.strategy.type "RollingUpdate") .values.strategy.rollingUpdate }}
+rollingUpdate:
+  {{- toYaml .values.strategy.rollingUpdate | nindent 2 }}
+{{- end }}
+{{- end }}
+
+{{/*
+A component's topologySpreadConstraints: its own list when given, else (with spreadAcrossNodes)
+one spread over nodes by its selector labels, soft so that a single node still schedules every pod.
+matchLabelKeys counts only the pods of the current ReplicaSet: during a rollout the old pods, about
+to go, would otherwise skew where the new ones land.
+Usage: include "dynamic-events.topologySpread" (dict "context" . "component" "registry-service" "values" .Values.registry)
+*/}}
+{{- define "dynamic-events.topologySpread" -}}
+{{- if .values.topologySpreadConstraints }}
+topologySpreadConstraints:
+  {{- toYaml .values.topologySpreadConstraints | nindent 2 }}
+{{- else if .values.spreadAcrossNodes }}
+topologySpreadConstraints:
+  - maxSkew: 1
+    topologyKey: kubernetes.io/hostname
+    whenUnsatisfiable: ScheduleAnyway
+    labelSelector:
+      matchLabels:
+        {{- include "dynamic-events.selectorLabels" (dict "context" .context "component" .component) | nindent 8 }}
+    matchLabelKeys:
+      - pod-template-hash
+{{- end }}
+{{- end }}
+
+{{/*
+A component's pod annotations besides the checksums: its podAnnotations over the prometheus.io
+ones (metrics.prometheusAnnotations), merged so that a key set in both appears once, the user's.
+Usage: include "dynamic-events.podAnnotations" (dict "context" . "values" .Values.media "metricsPort" 9466)
+*/}}
+{{- define "dynamic-events.podAnnotations" -}}
+{{- $annotations := deepCopy (default (dict) .values.podAnnotations) }}
+{{- if .context.Values.metrics.prometheusAnnotations }}
+{{- $annotations = merge $annotations (dict "prometheus.io/scrape" "true" "prometheus.io/port" (toString .metricsPort) "prometheus.io/path" "/metrics") }}
+{{- end }}
+{{- with $annotations }}
+{{- toYaml . }}
+{{- end }}
+{{- end }}
