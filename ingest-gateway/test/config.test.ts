@@ -29,6 +29,12 @@ describe('loadConfig', () => {
     });
   });
 
+  it('treats empty values as unset', () => {
+    expect(loadConfig({ DYNAMIC_EVENTS_TOKEN: '', PORT: '' })).toMatchObject({ dynamicEventsToken: undefined, port: 8080 });
+  });
+});
+
+describe('loadConfig: every variable', () => {
   it('reads every variable and returns a frozen object', () => {
     const config = loadConfig({
       LOG_LEVEL: 'debug',
@@ -79,7 +85,9 @@ describe('loadConfig', () => {
     const config = loadConfig({ REGISTRY_GRPC_PORT: '7001', MEDIA_GRPC_PORT: '7002', PORT: '3000' });
     expect(config).toMatchObject({ registryAddr: '127.0.0.1:7001', mediaAddr: '127.0.0.1:7002', publicBaseUrl: 'http://localhost:3000' });
   });
+});
 
+describe('loadConfig: refusals', () => {
   it('refuses a body budget below one body and a header timeout above the request timeout', () => {
     expect(() => loadConfig({ MAX_BODY_BYTES: '2000', MAX_INFLIGHT_BODY_BYTES: '1000' })).toThrow(
       'invalid configuration: MAX_INFLIGHT_BODY_BYTES must be at least MAX_BODY_BYTES (a largest body must be able to pass)',
@@ -87,10 +95,6 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(
       'invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
     );
-  });
-
-  it('treats empty values as unset', () => {
-    expect(loadConfig({ DYNAMIC_EVENTS_TOKEN: '', PORT: '' })).toMatchObject({ dynamicEventsToken: undefined, port: 8080 });
   });
 
   it('names every bad variable in one error, never echoing the token', () => {

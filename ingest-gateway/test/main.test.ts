@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGrpcServer, registry, timestampFromMicros, type GrpcServer } from '@dynamic-events/proto';
+import { createGrpcServer, registry, timestampFromMicros, type AsyncServiceImpl, type GrpcServer } from '@dynamic-events/proto';
 import { unimplementedReads, validBody } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -41,6 +41,36 @@ async function start(env: Record<string, string>): Promise<Started> {
   return { child, lines, url, exited };
 }
 
+/** A registry whose RecordEvents waits until the test releases it (the request is in flight during shutdown). */
+function heldRegistry(onHeld: (release: () => void) => void): AsyncServiceImpl<registry.RegistryServiceServer> {
+  return {
+    ...unimplementedReads(),
+    async recordEvents(request) {
+      await new Promise<void>((resolve) => onHeld(resolve));
+      const source = request.events[0]!.source!;
+      const event = {
+        id: '00000000-0000-4000-8000-000000000001',
+        domain: source.objectDomain,
+        eventType: request.events[0]!.eventType!.eventType,
+        rels: [`/objects/${source.objectDomain}.${source.objectId}`],
+        images: [],
+        videoClips: [],
+        additionalProperties: [],
+        createdAt: timestampFromMicros(1_000_000n),
+        updatedAt: timestampFromMicros(1_000_000n),
+        deviceName: source.deviceName,
+        objectId: source.objectId,
+      };
+      return { results: [{ recorded: { event, outcome: undefined } }] };
+    },
+    recordEvent: () => Promise.reject(new Error('unused')),
+    getEvent: () => Promise.reject(new Error('unused')),
+    getDevice: () => Promise.reject(new Error('unused')),
+    getObject: () => Promise.reject(new Error('unused')),
+    getEventType: () => Promise.reject(new Error('unused')),
+  };
+}
+
 describe('dist/main.js', () => {
   it('exists (build with `npx tsc -b` first; `npm test` does)', () => {
     expect(existsSync(MAIN)).toBe(true);
@@ -53,36 +83,14 @@ describe('dist/main.js', () => {
 
   beforeAll(async () => {
     registryServer = createGrpcServer({ logger: pino({ level: 'silent' }) });
-    registryServer.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, {
-      ...unimplementedReads(),
-      async recordEvents(request) {
-        // Held until the test has sent SIGTERM: the request is in flight during shutdown.
-        await new Promise<void>((resolve) => {
-          release = resolve;
-          held = true;
-        });
-        const source = request.events[0]!.source!;
-        const event = {
-          id: '00000000-0000-4000-8000-000000000001',
-          domain: source.objectDomain,
-          eventType: request.events[0]!.eventType!.eventType,
-          rels: [`/objects/${source.objectDomain}.${source.objectId}`],
-          images: [],
-          videoClips: [],
-          additionalProperties: [],
-          createdAt: timestampFromMicros(1_000_000n),
-          updatedAt: timestampFromMicros(1_000_000n),
-          deviceName: source.deviceName,
-          objectId: source.objectId,
-        };
-        return { results: [{ recorded: { event, outcome: undefined } }] };
-      },
-      recordEvent: () => Promise.reject(new Error('unused')),
-      getEvent: () => Promise.reject(new Error('unused')),
-      getDevice: () => Promise.reject(new Error('unused')),
-      getObject: () => Promise.reject(new Error('unused')),
-      getEventType: () => Promise.reject(new Error('unused')),
-    });
+    registryServer.addService<registry.RegistryServiceServer>(
+      registry.RegistryServiceService,
+      // Held until the test has sent SIGTERM: the request is in flight during shutdown.
+      heldRegistry((resolve) => {
+        release = resolve;
+        held = true;
+      }),
+    );
     registryPort = await registryServer.listen('127.0.0.1:0');
     registryServer.setServing(true);
   });

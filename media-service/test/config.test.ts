@@ -63,7 +63,9 @@ describe('loadConfig', () => {
     const config = loadConfig({ S3_ENDPOINT: endpoint, S3_ACCESS_KEY: 'ak', S3_SECRET_KEY: 'sk', S3_BUCKET: 'images', S3_REGION: 'eu-west-1' });
     expect(config.storage).toEqual({ kind: 's3', accessKey: 'ak', secretKey: 'sk', bucket: 'images', region: 'eu-west-1', ...expected });
   });
+});
 
+describe('loadConfig: refusals', () => {
   it('names every bad variable in one error and never echoes a value', () => {
     let message = '';
     try {

@@ -35,24 +35,25 @@ async function refusal(promise: Promise<unknown>): Promise<AppError> {
   return err as AppError;
 }
 
+// Fresh storage and metrics for every test of both describes.
+let storage: ReturnType<typeof memoryStorage>;
+let metrics: MediaMetrics;
+let registry: Registry;
+let deps: StoreImageDeps;
+
+beforeEach(() => {
+  storage = memoryStorage();
+  registry = new Registry();
+  metrics = createMediaMetrics(registry);
+  deps = { storage, metrics, maxImageBytes: 1024, maxImagePixels: 1000 };
+});
+
+const counter = async (name: string, labels: Record<string, string>): Promise<number> => {
+  const metric = await registry.getSingleMetric(name)?.get();
+  return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
+};
+
 describe('StoreImage rules', () => {
-  let storage: ReturnType<typeof memoryStorage>;
-  let metrics: MediaMetrics;
-  let registry: Registry;
-  let deps: StoreImageDeps;
-
-  beforeEach(() => {
-    storage = memoryStorage();
-    registry = new Registry();
-    metrics = createMediaMetrics(registry);
-    deps = { storage, metrics, maxImageBytes: 1024, maxImagePixels: 1000 };
-  });
-
-  const counter = async (name: string, labels: Record<string, string>): Promise<number> => {
-    const metric = await registry.getSingleMetric(name)?.get();
-    return metric?.values.find((v) => Object.entries(labels).every(([k, l]) => v.labels[k] === l))?.value ?? 0;
-  };
-
   it('stores the exact bytes under sha256.ext and returns the key (the gateway builds the public URL)', async () => {
     const store = createStoreImage(deps);
     const hash = createHash('sha256').update(samples.png.bytes).digest('hex');
@@ -80,6 +81,14 @@ describe('StoreImage rules', () => {
     expect(await counter('media_bytes_stored_total', {})).toBe(samples.gif.bytes.length);
   });
 
+  it('lets a storage failure through as a plain error (the gRPC edge turns it into INTERNAL)', async () => {
+    const failing = { ...storage, put: () => Promise.reject(new Error('disk on fire')) };
+    const err = await createStoreImage({ ...deps, storage: failing })(samples.webp.bytes).catch((e: unknown) => e);
+    expect(err).not.toBeInstanceOf(AppError);
+  });
+});
+
+describe('StoreImage rules: refusals', () => {
   it('refuses empty data', async () => {
     const err = await refusal(createStoreImage(deps)(Buffer.alloc(0)));
     expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', message: 'image is empty', details: { field: 'data', rule: 'required' } });
@@ -121,11 +130,5 @@ describe('StoreImage rules', () => {
     expect(err.details).toMatchObject({ field: 'data', rule });
     expect(storage.objects.size).toBe(0);
     expect(await counter('media_image_rejections_total', { rule })).toBe(1);
-  });
-
-  it('lets a storage failure through as a plain error (the gRPC edge turns it into INTERNAL)', async () => {
-    const failing = { ...storage, put: () => Promise.reject(new Error('disk on fire')) };
-    const err = await createStoreImage({ ...deps, storage: failing })(samples.webp.bytes).catch((e: unknown) => e);
-    expect(err).not.toBeInstanceOf(AppError);
   });
 });

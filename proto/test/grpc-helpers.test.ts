@@ -17,40 +17,41 @@ import {
 
 const logger = pino({ level: 'silent' });
 
+// One server for the two describes below; the last test shuts it down while a call is in flight.
+let server: GrpcServer;
+let client: media.MediaServiceClient;
+let address: string;
+let release: () => void = () => {};
+const slow = new Promise<void>((resolve) => (release = resolve));
+
+beforeAll(async () => {
+  server = createGrpcServer({ logger });
+  server.addService<media.MediaServiceServer>(media.MediaServiceService, {
+    async storeImage(request) {
+      const text = request.data.toString();
+      if (text === 'bad') throw new AppError('INVALID_ARGUMENT', 'data is not an image', { field: 'data', rule: 'format', httpStatus: 415 });
+      if (text === 'boom') throw new Error('secret connection string postgres://u:p@db');
+      if (text === 'slow') await slow;
+      return { key: 'k', url: 'u', contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
+    },
+    async *getImage(request) {
+      if (request.key === 'missing') throw new AppError('NOT_FOUND', 'image missing not found');
+      yield { contentType: 'image/png', sizeBytes: '6', chunk: Buffer.from('abc') };
+      yield { contentType: '', sizeBytes: '0', chunk: Buffer.from('def') };
+    },
+  });
+  const port = await server.listen('127.0.0.1:0');
+  address = `127.0.0.1:${port}`;
+  server.setServing(true);
+  client = createGrpcClient(media.MediaServiceClient, address);
+});
+
+afterAll(async () => {
+  client.close();
+  await server.shutdown(1000);
+});
+
 describe('gRPC helpers over a real server', () => {
-  let server: GrpcServer;
-  let client: media.MediaServiceClient;
-  let address: string;
-  let release: () => void = () => {};
-  const slow = new Promise<void>((resolve) => (release = resolve));
-
-  beforeAll(async () => {
-    server = createGrpcServer({ logger });
-    server.addService<media.MediaServiceServer>(media.MediaServiceService, {
-      async storeImage(request) {
-        const text = request.data.toString();
-        if (text === 'bad') throw new AppError('INVALID_ARGUMENT', 'data is not an image', { field: 'data', rule: 'format', httpStatus: 415 });
-        if (text === 'boom') throw new Error('secret connection string postgres://u:p@db');
-        if (text === 'slow') await slow;
-        return { key: 'k', url: 'u', contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
-      },
-      async *getImage(request) {
-        if (request.key === 'missing') throw new AppError('NOT_FOUND', 'image missing not found');
-        yield { contentType: 'image/png', sizeBytes: '6', chunk: Buffer.from('abc') };
-        yield { contentType: '', sizeBytes: '0', chunk: Buffer.from('def') };
-      },
-    });
-    const port = await server.listen('127.0.0.1:0');
-    address = `127.0.0.1:${port}`;
-    server.setServing(true);
-    client = createGrpcClient(media.MediaServiceClient, address);
-  });
-
-  afterAll(async () => {
-    client.close();
-    await server.shutdown(1000);
-  });
-
   it('returns responses and keeps AppError code, message and details', async () => {
     const ok = await callUnary(client.storeImage.bind(client), { data: Buffer.from('png') }, { deadlineMs: 2000 });
     expect(ok.sizeBytes).toBe('3');
@@ -84,7 +85,9 @@ describe('gRPC helpers over a real server', () => {
     small.close();
     expect(tooLarge).toMatchObject({ code: 'INTERNAL', message: 'internal error' });
   });
+});
 
+describe('gRPC helpers over a real server: streams, health and shutdown', () => {
   it('streams messages and errors', async () => {
     const chunks: Buffer[] = [];
     for await (const m of callStream(client.getImage.bind(client), { key: 'k' }, { deadlineMs: 2000 })) chunks.push(m.chunk);

@@ -26,14 +26,17 @@ async function orphans(t: TestRegistry, domainPattern: string): Promise<number> 
 /** A lock store that never holds anything: only the database constraints keep the data right. */
 const noLocks = (): Locker => ({ acquire: () => Promise.resolve(unheldLease('contended')), close: () => Promise.resolve() });
 
-describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
-  let t: TestRegistry;
-  let databaseUrl: string;
+// One registry on a fresh database for the whole file (the describes below share it).
+let t: TestRegistry;
+let databaseUrl: string;
+if (up) {
   useFreshRegistry((started, url) => {
     t = started;
     databaseUrl = url;
   });
+}
 
+describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
   it('sends one statement per call, a single event or a batch, and no BEGIN/COMMIT', async () => {
     const spy = vi.spyOn(t.pool, 'query');
     try {
@@ -90,7 +93,9 @@ describe.skipIf(!up)('RecordEvent(s) as one statement', () => {
     const object = (await t.api.getObject(`${tag}.dom-1.obj-1`)).object!;
     expect(object.deviceName).toBe(`${tag}-dev-1`);
   });
+});
 
+describe.skipIf(!up)('RecordEvent(s) as one statement: concurrent overlapping batches', () => {
   it('runs concurrent overlapping batches without locks: no deadlock, one row and one created outcome per entity', async () => {
     const tag = unique('overlap');
     // Slow inserts of this test's entities keep the statements' uncommitted rows overlapping: with

@@ -25,19 +25,28 @@ async function postmasterPid(dataDir: string): Promise<number | undefined> {
   return content === undefined ? undefined : Number(content.split('\n')[0]);
 }
 
-describe('embedded Postgres', () => {
-  const dirs: Array<{ remove: () => void }> = [];
-  const running: EmbeddedPostgres[] = [];
-  const dir = (label: string) => {
-    const d = tempDir(label);
-    dirs.push(d);
-    return d.path;
-  };
-  afterAll(async () => {
-    for (const pgInstance of running) await pgInstance.stop().catch(() => undefined);
-    for (const d of dirs) d.remove();
-  });
+// Every data directory and instance a test makes is removed or stopped after the file.
+const dirs: Array<{ remove: () => void }> = [];
+const running: EmbeddedPostgres[] = [];
+const dir = (label: string) => {
+  const d = tempDir(label);
+  dirs.push(d);
+  return d.path;
+};
+afterAll(async () => {
+  for (const pgInstance of running) await pgInstance.stop().catch(() => undefined);
+  for (const d of dirs) d.remove();
+});
 
+/** A directory only root can enter (like /root, or a `mktemp -d` checkout). */
+async function privateDir(label: string): Promise<string> {
+  const parent = join(dir(label), 'home');
+  await mkdir(parent);
+  await chmod(parent, 0o700);
+  return parent;
+}
+
+describe('embedded Postgres', () => {
   it('starts, serves 100 concurrent first sightings with the in-process lock, persists across a restart and stops cleanly', async () => {
     const dataDir = dir('embedded');
     const first = await startEmbeddedPostgres({ dataDir, logger: silent });
@@ -69,7 +78,9 @@ describe('embedded Postgres', () => {
     await again.close();
     await second.stop();
   });
+});
 
+describe('embedded Postgres: a crashed owner and a second instance', () => {
   it('recovers after the owning process is SIGKILLed (its postmaster left running) and ignores a stale pid file', async () => {
     if (!existsSync(DIST_MODULE)) throw new Error(`${DIST_MODULE} missing: build first (npx tsc -b)`);
     const dataDir = dir('embedded-kill');
@@ -123,15 +134,9 @@ describe('embedded Postgres', () => {
     await expect(startEmbeddedPostgres({ dataDir, logger: silent })).rejects.toThrow(/in use by another stack/);
     await first.stop();
   });
+});
 
-  /** A directory only root can enter (like /root, or a `mktemp -d` checkout). */
-  async function privateDir(label: string): Promise<string> {
-    const parent = join(dir(label), 'home');
-    await mkdir(parent);
-    await chmod(parent, 0o700);
-    return parent;
-  }
-
+describe('embedded Postgres: under a 0700 directory', () => {
   it.skipIf(process.getuid?.() !== 0)('keeps the cluster where the postgres user can reach it when DATA_DIR is under a 0700 directory, and finds it again after a restart', async () => {
     const dataDir = join(await privateDir('private-data'), 'data');
     const first = await startEmbeddedPostgres({ dataDir, logger: silent });

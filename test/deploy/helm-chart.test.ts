@@ -44,7 +44,9 @@ const CONTRACT = {
   },
 } as const;
 
-describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered.get(file) as Rendered).objects] as const))('rendered with %s', (_, objects) => {
+const renderedObjects = CI_FILES.map((file) => [`ci/${file}`, (rendered.get(file) as Rendered).objects] as const);
+
+describe.skipIf(!helmFound).each(renderedObjects)('rendered with %s', (_, objects) => {
   it('renders the expected objects, and each validates against its Kubernetes API schema', () => {
     // Unknown fields too (a typo such as readinesProbe, which the API server would drop silently).
     expect(validateObjects(objects)).toEqual([]);
@@ -109,7 +111,9 @@ describe.skipIf(!helmFound).each(CI_FILES.map((file) => [`ci/${file}`, (rendered
     // Pods roll when their settings change.
     expect(Object.keys((d.spec as { template: { metadata: { annotations: JsonObject } } }).template.metadata.annotations)).toEqual(expect.arrayContaining(['checksum/config', 'checksum/secret']));
   });
+});
 
+describe.skipIf(!helmFound).each(renderedObjects)('rendered with %s: registry settings, service discovery and Secrets', (_, objects) => {
   it('gives the registry its Idempotency-Key TTL (default one day), a value its config accepts', () => {
     const registry = podOf(findObject(objects, 'Deployment', name('registry'))).containers[0] as Container;
     expect(envOf(objects, registry).IDEMPOTENCY_KEY_TTL_SECONDS).toBe(objects === full.objects ? '3600' : '86400');

@@ -22,6 +22,35 @@ const problems = (errors: ErrorObject[] | null | undefined): string[] =>
   (errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? ''} ${e.keyword === 'additionalProperties' ? JSON.stringify(e.params) : ''}`.trim());
 const ciValues = (name: string): JsonObject => parse(readChartFile(`ci/${name}`)) as JsonObject;
 
+// Each row: overrides, the instance path the error must name, and the keyword that fails.
+const bad: [string, JsonObject, string, string][] = [
+  ['typo at the top level', { replicaCount: 2 }, '', 'additionalProperties'],
+  ['typo in a component', { gateway: { replicas: 3 } }, '/gateway', 'additionalProperties'],
+  ['typo two levels down', { registry: { autoscaling: { maxReplica: 3 } } }, '/registry/autoscaling', 'additionalProperties'],
+  ['typo in a security context', { containerSecurityContext: { readOnlyRootFileSystem: true } }, '/containerSecurityContext', 'additionalProperties'],
+  ['typo in an extraEnv entry', { media: { extraEnv: [{ name: 'A', valu: 'b' }] } }, '/media/extraEnv/0', 'additionalProperties'],
+  ['wrong type (string for an integer)', { gateway: { replicaCount: 'two' } }, '/gateway/replicaCount', 'type'],
+  ['wrong type (string for a boolean)', { networkPolicy: { enabled: 'yes' } }, '/networkPolicy/enabled', 'type'],
+  ['bad enum (log level)', { logLevel: 'verbose' }, '/logLevel', 'enum'],
+  ['bad enum (service type)', { registry: { service: { type: 'ExternalName' } } }, '/registry/service/type', 'enum'],
+  ['bad enum (pull policy)', { media: { image: { pullPolicy: 'always' } } }, '/media/image/pullPolicy', 'enum'],
+  ['negative replicas', { media: { replicaCount: -1 } }, '/media/replicaCount', 'minimum'],
+  ['PDB with one replica', { gateway: { replicaCount: 1, pdb: { enabled: true } } }, '/gateway/replicaCount', 'minimum'],
+  ['PDB with HPA minReplicas 1', { registry: { autoscaling: { enabled: true, minReplicas: 1 }, pdb: { enabled: true } } }, '/registry/autoscaling/minReplicas', 'minimum'],
+  ['maxUnavailable 0 (blocks every eviction)', { media: { pdb: { maxUnavailable: 0 } } }, '/media/pdb/maxUnavailable', 'minimum'],
+  ['S3 endpoint with a path', { s3: { endpoint: 'http://minio:9000/bucket' } }, '/s3/endpoint', 'pattern'],
+  ['S3 endpoint without credentials', { s3: { endpoint: 'http://minio:9000' } }, '/s3', 'if'],
+  ['database URL of another scheme', { postgres: { url: 'mysql://db/events' } }, '/postgres/url', 'pattern'],
+  ['token with a space', { gateway: { auth: { token: 'two words' } } }, '/gateway/auth/token', 'pattern'],
+  ['platform segment with a slash', { platformSegment: 'a/b' }, '/platformSegment', 'pattern'],
+  ['ingress path without a leading slash', { gateway: { ingress: { hosts: [{ host: 'a.example.com', paths: [{ path: 'api' }] }] } } }, '/gateway/ingress/hosts/0/paths/0/path', 'pattern'],
+  ['bad enum (rollout strategy)', { gateway: { strategy: { type: 'BlueGreen' } } }, '/gateway/strategy/type', 'enum'],
+  ['typo in a rollout strategy', { media: { strategy: { rollingUpdate: { maxSurg: 2 } } } }, '/media/strategy/rollingUpdate', 'additionalProperties'],
+  ['maxSurge neither a number nor a percentage', { registry: { strategy: { rollingUpdate: { maxSurge: 'one' } } } }, '/registry/strategy/rollingUpdate/maxSurge', 'pattern'],
+  ['wrong type (string for the spread switch)', { registry: { spreadAcrossNodes: 'no' } }, '/registry/spreadAcrossNodes', 'type'],
+  ['resources without limits', { registry: { resources: { limits: null } } }, '/registry/resources', 'required'],
+];
+
 describe('values.schema.json', () => {
   it('accepts values.yaml and every ci/*-values.yaml merged over it', () => {
     expect(validate(values), problems(validate.errors).join('\n')).toBe(true);
@@ -31,34 +60,6 @@ describe('values.schema.json', () => {
     }
   });
 
-  // Each row: overrides, the instance path the error must name, and the keyword that fails.
-  const bad: [string, JsonObject, string, string][] = [
-    ['typo at the top level', { replicaCount: 2 }, '', 'additionalProperties'],
-    ['typo in a component', { gateway: { replicas: 3 } }, '/gateway', 'additionalProperties'],
-    ['typo two levels down', { registry: { autoscaling: { maxReplica: 3 } } }, '/registry/autoscaling', 'additionalProperties'],
-    ['typo in a security context', { containerSecurityContext: { readOnlyRootFileSystem: true } }, '/containerSecurityContext', 'additionalProperties'],
-    ['typo in an extraEnv entry', { media: { extraEnv: [{ name: 'A', valu: 'b' }] } }, '/media/extraEnv/0', 'additionalProperties'],
-    ['wrong type (string for an integer)', { gateway: { replicaCount: 'two' } }, '/gateway/replicaCount', 'type'],
-    ['wrong type (string for a boolean)', { networkPolicy: { enabled: 'yes' } }, '/networkPolicy/enabled', 'type'],
-    ['bad enum (log level)', { logLevel: 'verbose' }, '/logLevel', 'enum'],
-    ['bad enum (service type)', { registry: { service: { type: 'ExternalName' } } }, '/registry/service/type', 'enum'],
-    ['bad enum (pull policy)', { media: { image: { pullPolicy: 'always' } } }, '/media/image/pullPolicy', 'enum'],
-    ['negative replicas', { media: { replicaCount: -1 } }, '/media/replicaCount', 'minimum'],
-    ['PDB with one replica', { gateway: { replicaCount: 1, pdb: { enabled: true } } }, '/gateway/replicaCount', 'minimum'],
-    ['PDB with HPA minReplicas 1', { registry: { autoscaling: { enabled: true, minReplicas: 1 }, pdb: { enabled: true } } }, '/registry/autoscaling/minReplicas', 'minimum'],
-    ['maxUnavailable 0 (blocks every eviction)', { media: { pdb: { maxUnavailable: 0 } } }, '/media/pdb/maxUnavailable', 'minimum'],
-    ['S3 endpoint with a path', { s3: { endpoint: 'http://minio:9000/bucket' } }, '/s3/endpoint', 'pattern'],
-    ['S3 endpoint without credentials', { s3: { endpoint: 'http://minio:9000' } }, '/s3', 'if'],
-    ['database URL of another scheme', { postgres: { url: 'mysql://db/events' } }, '/postgres/url', 'pattern'],
-    ['token with a space', { gateway: { auth: { token: 'two words' } } }, '/gateway/auth/token', 'pattern'],
-    ['platform segment with a slash', { platformSegment: 'a/b' }, '/platformSegment', 'pattern'],
-    ['ingress path without a leading slash', { gateway: { ingress: { hosts: [{ host: 'a.example.com', paths: [{ path: 'api' }] }] } } }, '/gateway/ingress/hosts/0/paths/0/path', 'pattern'],
-    ['bad enum (rollout strategy)', { gateway: { strategy: { type: 'BlueGreen' } } }, '/gateway/strategy/type', 'enum'],
-    ['typo in a rollout strategy', { media: { strategy: { rollingUpdate: { maxSurg: 2 } } } }, '/media/strategy/rollingUpdate', 'additionalProperties'],
-    ['maxSurge neither a number nor a percentage', { registry: { strategy: { rollingUpdate: { maxSurge: 'one' } } } }, '/registry/strategy/rollingUpdate/maxSurge', 'pattern'],
-    ['wrong type (string for the spread switch)', { registry: { spreadAcrossNodes: 'no' } }, '/registry/spreadAcrossNodes', 'type'],
-    ['resources without limits', { registry: { resources: { limits: null } } }, '/registry/resources', 'required'],
-  ];
   it.each(bad)('rejects %s, naming the path', (_, overrides, path, keyword) => {
     expect(validate(mergeValues(values, overrides))).toBe(false);
     const errors = validate.errors ?? [];

@@ -89,17 +89,19 @@ function serviceBehind(objects: K8sObject[], address: string): { service?: K8sOb
   return { service, pod, target };
 }
 
-describe.skipIf(!kubectl || !helmFound)('deploy/overlays/dev with the chart (helm-values.yaml): a whole product on one cluster', () => {
-  let overlay: K8sObject[] = [];
-  let chart: K8sObject[] = [];
-  let objects: K8sObject[] = [];
-  beforeAll(() => {
-    overlay = parseManifests(execFileSync(kubectl as string, ['kustomize', OVERLAY], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }));
-    chart = renderChart([join(OVERLAY, 'helm-values.yaml')], { releaseName: RELEASE, namespace: NAMESPACE }).objects;
-    objects = [...overlay, ...chart];
-  });
-  const envFor = (component: string) => envOf(objects, podOf(objects, component).spec.containers[0] as IContainer);
+// The overlay and the chart, rendered once for both describes below (when kubectl and helm are there).
+let overlay: K8sObject[] = [];
+let chart: K8sObject[] = [];
+let objects: K8sObject[] = [];
+beforeAll(() => {
+  if (!kubectl || !helmFound) return;
+  overlay = parseManifests(execFileSync(kubectl as string, ['kustomize', OVERLAY], { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024 }));
+  chart = renderChart([join(OVERLAY, 'helm-values.yaml')], { releaseName: RELEASE, namespace: NAMESPACE }).objects;
+  objects = [...overlay, ...chart];
+});
+const envFor = (component: string) => envOf(objects, podOf(objects, component).spec.containers[0] as IContainer);
 
+describe.skipIf(!kubectl || !helmFound)('deploy/overlays/dev with the chart (helm-values.yaml): a whole product on one cluster', () => {
   it('renders objects that pass the Kubernetes API schemas, with no unknown fields', () => {
     expect(overlay.length).toBeGreaterThan(5);
     expect(chart.length).toBeGreaterThan(10);
@@ -152,7 +154,9 @@ describe.skipIf(!kubectl || !helmFound)('deploy/overlays/dev with the chart (hel
       }
     }
   });
+});
 
+describe.skipIf(!kubectl || !helmFound)('deploy/overlays/dev with the chart (helm-values.yaml): each service, its settings and its backends', () => {
   it.each(Object.keys(SERVICES) as Service[])('runs %s with the contract ports, probes, grace period and env var names', (service) => {
     const pod = podOf(objects, service);
     const container = pod.spec.containers.find((c) => c.name === service) as IContainer;

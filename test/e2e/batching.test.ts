@@ -31,97 +31,95 @@ function markedEvent(n: number, overrides: { device: string; domain: string; eve
   return { ...body, event: { ...body.event, event_data: { ...body.event.event_data, event_additional_properties: { n: String(n) } } } };
 }
 
-describe.skipIf(!up)('batched writes over HTTP', () => {
-  describe('a refused event among concurrent ones', () => {
-    const ctx = useStackOnFreshDatabase('e2e-batching');
+describe.skipIf(!up)('batched writes over HTTP: a refused event among concurrent ones', () => {
+  const ctx = useStackOnFreshDatabase('e2e-batching');
 
-    it('answers 400 for that request alone; the 49 others answer 200 and are committed', async () => {
-      // The database refuses one event type as if a value could not be stored (SQLSTATE 22021).
-      await ctx.sql.query(`CREATE FUNCTION poison_event() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN IF NEW.event_type = 'poison' THEN RAISE EXCEPTION 'detail only the database knows' USING ERRCODE = '22021'; END IF; RETURN NEW; END $$`);
-      await ctx.sql.query('CREATE TRIGGER poison_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION poison_event()');
-      try {
-        const POISON = 17;
-        const bodies = Array.from({ length: 50 }, (_, n) =>
-          n === POISON ? markedEvent(n, { device: 'cam-poison', domain: 'acme.batching', eventType: 'poison' }) : markedEvent(n, { device: `cam-${n % 6}`, domain: 'acme.batching' }),
-        );
-        const responses = await Promise.all(bodies.map((body) => post(ctx.url, body)));
+  it('answers 400 for that request alone; the 49 others answer 200 and are committed', async () => {
+    // The database refuses one event type as if a value could not be stored (SQLSTATE 22021).
+    await ctx.sql.query(`CREATE FUNCTION poison_event() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN IF NEW.event_type = 'poison' THEN RAISE EXCEPTION 'detail only the database knows' USING ERRCODE = '22021'; END IF; RETURN NEW; END $$`);
+    await ctx.sql.query('CREATE TRIGGER poison_event BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION poison_event()');
+    try {
+      const POISON = 17;
+      const bodies = Array.from({ length: 50 }, (_, n) =>
+        n === POISON ? markedEvent(n, { device: 'cam-poison', domain: 'acme.batching', eventType: 'poison' }) : markedEvent(n, { device: `cam-${n % 6}`, domain: 'acme.batching' }),
+      );
+      const responses = await Promise.all(bodies.map((body) => post(ctx.url, body)));
 
-        expect(responses.map((r) => r.status)).toEqual(bodies.map((_, n) => (n === POISON ? 400 : 200)));
-        expect(responses[POISON]!.body).toEqual({ error: 'a value contains characters that cannot be stored' });
-        // Each 200 carries its own request's event.
-        const recorded = responses.flatMap((r, n) => (n === POISON ? [] : [{ n, id: String(r.body.id) }]));
-        for (const { n } of recorded) expect(responses[n]!.body.event_additional_properties).toEqual({ n: String(n) });
-        expect(new Set(recorded.map((r) => r.id)).size).toBe(49);
+      expect(responses.map((r) => r.status)).toEqual(bodies.map((_, n) => (n === POISON ? 400 : 200)));
+      expect(responses[POISON]!.body).toEqual({ error: 'a value contains characters that cannot be stored' });
+      // Each 200 carries its own request's event.
+      const recorded = responses.flatMap((r, n) => (n === POISON ? [] : [{ n, id: String(r.body.id) }]));
+      for (const { n } of recorded) expect(responses[n]!.body.event_additional_properties).toEqual({ n: String(n) });
+      expect(new Set(recorded.map((r) => r.id)).size).toBe(49);
 
-        for (const { n, id } of recorded) {
-          const read = await getJson(`${ctx.stack.api}/dynamic-events/${id}`);
-          expect(read.status, `event ${n}`).toBe(200);
-          expect(read.body!.event_additional_properties).toEqual({ n: String(n) });
-        }
-        const { rows } = await ctx.sql.query<{ n: string; copies: number }>(
-          `SELECT additional_properties->>'n' AS n, count(*)::int AS copies FROM events WHERE domain = 'acme.batching' GROUP BY 1 ORDER BY (additional_properties->>'n')::int`,
-        );
-        expect(rows).toEqual(recorded.map(({ n }) => ({ n: String(n), copies: 1 })));
-        // Nothing of the refused event was stored, not even its new device.
-        expect((await getJson(`${ctx.stack.api}/devices/cam-poison`)).status).toBe(404);
-        // The 50 events travelled in fewer RecordEvents calls than requests.
-        const metrics = await scrape(ctx.stack.metrics.gateway);
-        expect(valueOf(metrics, 'ingest_record_batch_events_sum')).toBe(50);
-        expect(valueOf(metrics, 'ingest_record_batch_events_count')).toBeLessThan(50);
-        expect(ctx.stack.output()).not.toMatch(/"level":"error"/);
-      } finally {
-        await ctx.sql.query('DROP TRIGGER IF EXISTS poison_event ON events; DROP FUNCTION IF EXISTS poison_event()');
+      for (const { n, id } of recorded) {
+        const read = await getJson(`${ctx.stack.api}/dynamic-events/${id}`);
+        expect(read.status, `event ${n}`).toBe(200);
+        expect(read.body!.event_additional_properties).toEqual({ n: String(n) });
       }
-    });
+      const { rows } = await ctx.sql.query<{ n: string; copies: number }>(
+        `SELECT additional_properties->>'n' AS n, count(*)::int AS copies FROM events WHERE domain = 'acme.batching' GROUP BY 1 ORDER BY (additional_properties->>'n')::int`,
+      );
+      expect(rows).toEqual(recorded.map(({ n }) => ({ n: String(n), copies: 1 })));
+      // Nothing of the refused event was stored, not even its new device.
+      expect((await getJson(`${ctx.stack.api}/devices/cam-poison`)).status).toBe(404);
+      // The 50 events travelled in fewer RecordEvents calls than requests.
+      const metrics = await scrape(ctx.stack.metrics.gateway);
+      expect(valueOf(metrics, 'ingest_record_batch_events_sum')).toBe(50);
+      expect(valueOf(metrics, 'ingest_record_batch_events_count')).toBeLessThan(50);
+      expect(ctx.stack.output()).not.toMatch(/"level":"error"/);
+    } finally {
+      await ctx.sql.query('DROP TRIGGER IF EXISTS poison_event ON events; DROP FUNCTION IF EXISTS poison_event()');
+    }
   });
+});
 
-  describe('an overloaded gateway', () => {
-    // One RecordEvents call at a time and room for 4 waiting events: a slow registry fills it at once.
-    const ctx = useStackOnFreshDatabase('e2e-overload', { RECORD_CONCURRENCY: '1', INGEST_QUEUE_MAX_EVENTS: '4' });
+describe.skipIf(!up)('batched writes over HTTP: an overloaded gateway', () => {
+  // One RecordEvents call at a time and room for 4 waiting events: a slow registry fills it at once.
+  const ctx = useStackOnFreshDatabase('e2e-overload', { RECORD_CONCURRENCY: '1', INGEST_QUEUE_MAX_EVENTS: '4' });
 
-    it('answers 503 with Retry-After and a JSON error at once; no request hangs; every 200 is committed exactly once', async () => {
-      // Every statement writing a "slow-" device's events takes 0.5 s (one sleep per statement, not per row).
-      await ctx.sql.query(`CREATE FUNCTION slow_statement() RETURNS trigger LANGUAGE plpgsql AS $$
-        BEGIN
-          IF NEW.device_name LIKE 'slow-%' AND current_setting('test.slept', true) IS DISTINCT FROM 'yes' THEN
-            PERFORM set_config('test.slept', 'yes', true);
-            PERFORM pg_sleep(0.5);
-          END IF;
-          RETURN NEW;
-        END $$`);
-      await ctx.sql.query('CREATE TRIGGER slow_statement BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION slow_statement()');
-      try {
-        const started = performance.now();
-        const responses = await Promise.all(Array.from({ length: 30 }, (_, n) => post(ctx.url, markedEvent(n, { device: 'slow-cam', domain: 'acme.overload' }))));
-        const elapsed = performance.now() - started;
+  it('answers 503 with Retry-After and a JSON error at once; no request hangs; every 200 is committed exactly once', async () => {
+    // Every statement writing a "slow-" device's events takes 0.5 s (one sleep per statement, not per row).
+    await ctx.sql.query(`CREATE FUNCTION slow_statement() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.device_name LIKE 'slow-%' AND current_setting('test.slept', true) IS DISTINCT FROM 'yes' THEN
+          PERFORM set_config('test.slept', 'yes', true);
+          PERFORM pg_sleep(0.5);
+        END IF;
+        RETURN NEW;
+      END $$`);
+    await ctx.sql.query('CREATE TRIGGER slow_statement BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION slow_statement()');
+    try {
+      const started = performance.now();
+      const responses = await Promise.all(Array.from({ length: 30 }, (_, n) => post(ctx.url, markedEvent(n, { device: 'slow-cam', domain: 'acme.overload' }))));
+      const elapsed = performance.now() - started;
 
-        const statuses = responses.map((r) => r.status);
-        expect([...new Set(statuses)].sort()).toEqual([200, 503]);
-        const refused = responses.filter((r) => r.status === 503);
-        const accepted = responses.flatMap((r, n) => (r.status === 200 ? [{ n, id: String(r.body.id) }] : []));
-        for (const r of refused) {
-          // At once: before the first slow statement could end.
-          expect(r.ms).toBeLessThan(500);
-          expect(r.retryAfter).toBe('1');
-          expect(r.body).toEqual({ error: 'too many events are waiting to be recorded; retry later' });
-        }
-        // At most one call out and four waiting at a time: most of the burst is refused.
-        expect(refused.length).toBeGreaterThanOrEqual(30 - 2 * 5);
-        // Nobody hangs: the accepted ones need a couple of slow statements, the refused ones none.
-        expect(elapsed).toBeLessThan(6000);
-
-        const { rows } = await ctx.sql.query<{ id: string; n: string }>(
-          `SELECT id::text, additional_properties->>'n' AS n FROM events WHERE device_name = 'slow-cam' ORDER BY (additional_properties->>'n')::int`,
-        );
-        expect(rows).toEqual(accepted.map(({ n, id }) => ({ id, n: String(n) })));
-        for (const { id } of accepted) expect((await getJson(`${ctx.stack.api}/dynamic-events/${id}`)).status).toBe(200);
-
-        // Once the burst is over the gateway takes events again.
-        expect((await post(ctx.url, markedEvent(99, { device: 'slow-cam', domain: 'acme.overload' }))).status).toBe(200);
-      } finally {
-        await ctx.sql.query('DROP TRIGGER IF EXISTS slow_statement ON events; DROP FUNCTION IF EXISTS slow_statement()');
+      const statuses = responses.map((r) => r.status);
+      expect([...new Set(statuses)].sort()).toEqual([200, 503]);
+      const refused = responses.filter((r) => r.status === 503);
+      const accepted = responses.flatMap((r, n) => (r.status === 200 ? [{ n, id: String(r.body.id) }] : []));
+      for (const r of refused) {
+        // At once: before the first slow statement could end.
+        expect(r.ms).toBeLessThan(500);
+        expect(r.retryAfter).toBe('1');
+        expect(r.body).toEqual({ error: 'too many events are waiting to be recorded; retry later' });
       }
-    });
+      // At most one call out and four waiting at a time: most of the burst is refused.
+      expect(refused.length).toBeGreaterThanOrEqual(30 - 2 * 5);
+      // Nobody hangs: the accepted ones need a couple of slow statements, the refused ones none.
+      expect(elapsed).toBeLessThan(6000);
+
+      const { rows } = await ctx.sql.query<{ id: string; n: string }>(
+        `SELECT id::text, additional_properties->>'n' AS n FROM events WHERE device_name = 'slow-cam' ORDER BY (additional_properties->>'n')::int`,
+      );
+      expect(rows).toEqual(accepted.map(({ n, id }) => ({ id, n: String(n) })));
+      for (const { id } of accepted) expect((await getJson(`${ctx.stack.api}/dynamic-events/${id}`)).status).toBe(200);
+
+      // Once the burst is over the gateway takes events again.
+      expect((await post(ctx.url, markedEvent(99, { device: 'slow-cam', domain: 'acme.overload' }))).status).toBe(200);
+    } finally {
+      await ctx.sql.query('DROP TRIGGER IF EXISTS slow_statement ON events; DROP FUNCTION IF EXISTS slow_statement()');
+    }
   });
 });

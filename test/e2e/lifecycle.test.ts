@@ -40,6 +40,16 @@ function slowPost(url: string, body: string) {
   };
 }
 
+/** Whether a process exists (signal 0 probes without sending). */
+const isRunning = (pid: number) => {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
+
 describe('lifecycle', () => {
   let eventId = '';
   let imageUrl = '';
@@ -93,16 +103,6 @@ describe('lifecycle', () => {
     }
   });
 
-  /** Whether a process exists (signal 0 probes without sending). */
-  const isRunning = (pid: number) => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-
   it('starts again after the launcher was SIGKILLed', async () => {
     const first = await startStack({ dataDir: dir.path });
     const postmaster = Number((await readFile(join(dir.path, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
@@ -124,7 +124,9 @@ describe('lifecycle', () => {
       expect((await second.stop('SIGTERM')).code).toBe(0);
     }
   });
+});
 
+describe('lifecycle: a bad setting', () => {
   it('stops with exit 1 and names the variable when a setting is bad', async () => {
     const bad = tempDir('e2e-bad-config');
     const child = spawn(process.execPath, ['deploy/local/start.js'], {

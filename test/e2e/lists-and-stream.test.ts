@@ -18,25 +18,28 @@ const unique = (label: string) => `${label}-${Math.random().toString(36).slice(2
 const eventFrames = (frames: SseFrame[]) => frames.filter((f) => f.event === 'event.created');
 const idsOf = (frames: SseFrame[]) => eventFrames(frames).map((f) => (JSON.parse(f.data ?? '{}') as { id: string }).id);
 
+// Two stacks on one database, started once for the tests below (only when PostgreSQL is there).
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+const dirs: Array<ReturnType<typeof tempDir>> = [];
+let a: Stack;
+let b: Stack;
+
+beforeAll(async () => {
+  if (!up) return;
+  db = await createTestDatabase();
+  dirs.push(tempDir('e2e-lists-a'), tempDir('e2e-lists-b'));
+  a = await startStack({ dataDir: dirs[0]!.path, env: { DATABASE_URL: db.url } });
+  b = await startStack({ dataDir: dirs[1]!.path, env: { DATABASE_URL: db.url } });
+});
+afterAll(async () => {
+  if (!up) return;
+  const results = await Promise.all([a?.stop('SIGTERM'), b?.stop('SIGTERM')]);
+  await db?.drop();
+  for (const dir of dirs) dir.remove();
+  for (const result of results) expect(result?.code).toBe(0);
+});
+
 describe.skipIf(!up)('lists and the event stream over HTTP, two stacks on one database', () => {
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  const dirs: Array<ReturnType<typeof tempDir>> = [];
-  let a: Stack;
-  let b: Stack;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    dirs.push(tempDir('e2e-lists-a'), tempDir('e2e-lists-b'));
-    a = await startStack({ dataDir: dirs[0]!.path, env: { DATABASE_URL: db.url } });
-    b = await startStack({ dataDir: dirs[1]!.path, env: { DATABASE_URL: db.url } });
-  });
-  afterAll(async () => {
-    const results = await Promise.all([a?.stop('SIGTERM'), b?.stop('SIGTERM')]);
-    await db?.drop();
-    for (const dir of dirs) dir.remove();
-    for (const result of results) expect(result?.code).toBe(0);
-  });
-
   it('pages through a device newest first while the other stack records, each event once, in the documented shape', async () => {
     const device = unique('cam');
     const before: string[] = [];

@@ -15,43 +15,46 @@ afterAll(stopAllStacks);
 
 const up = (await postgresAvailable()) && (await redisAvailable());
 
+// One stack on real backends for the tests below (only when PostgreSQL and Redis are there).
+let stack: Stack;
+let db: Awaited<ReturnType<typeof createTestDatabase>>;
+let s3: TestS3;
+let dir: ReturnType<typeof tempDir>;
+let sql: pg.Client;
+let url: string;
+
+beforeAll(async () => {
+  if (!up) return;
+  db = await createTestDatabase();
+  s3 = await startS3Server();
+  dir = tempDir('e2e-real');
+  stack = await startStack({
+    dataDir: dir.path,
+    env: {
+      DATABASE_URL: db.url,
+      REDIS_URL,
+      S3_ENDPOINT: s3.endpoint,
+      S3_ACCESS_KEY: s3.accessKey,
+      S3_SECRET_KEY: s3.secretKey,
+      S3_BUCKET: 'e2e-events',
+    },
+  });
+  url = `${stack.api}/dynamic-events`;
+  sql = new pg.Client({ connectionString: db.url });
+  await sql.connect();
+});
+
+afterAll(async () => {
+  if (!up) return;
+  await sql?.end().catch(() => {});
+  const result = await stack?.stop('SIGTERM');
+  await s3?.stop();
+  await db?.drop();
+  dir?.remove();
+  expect(result?.code).toBe(0);
+});
+
 describe.skipIf(!up)('real Postgres, Redis and S3', () => {
-  let stack: Stack;
-  let db: Awaited<ReturnType<typeof createTestDatabase>>;
-  let s3: TestS3;
-  let dir: ReturnType<typeof tempDir>;
-  let sql: pg.Client;
-  let url: string;
-
-  beforeAll(async () => {
-    db = await createTestDatabase();
-    s3 = await startS3Server();
-    dir = tempDir('e2e-real');
-    stack = await startStack({
-      dataDir: dir.path,
-      env: {
-        DATABASE_URL: db.url,
-        REDIS_URL,
-        S3_ENDPOINT: s3.endpoint,
-        S3_ACCESS_KEY: s3.accessKey,
-        S3_SECRET_KEY: s3.secretKey,
-        S3_BUCKET: 'e2e-events',
-      },
-    });
-    url = `${stack.api}/dynamic-events`;
-    sql = new pg.Client({ connectionString: db.url });
-    await sql.connect();
-  });
-
-  afterAll(async () => {
-    await sql?.end().catch(() => {});
-    const result = await stack?.stop('SIGTERM');
-    await s3?.stop();
-    await db?.drop();
-    dir?.remove();
-    expect(result?.code).toBe(0);
-  });
-
   it('records the example event in Postgres', async () => {
     const res = await postJson(url, exampleEvent());
     expect(res.status).toBe(200);

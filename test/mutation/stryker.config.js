@@ -18,7 +18,7 @@ export const MUTATION_MODULES = [
     tests: ['ingest-gateway/test/base64.test.ts', 'ingest-gateway/test/base64-edges.test.ts'],
   },
   {
-    // The pure functions only: the Koa middleware above them is covered over HTTP by http.test.ts.
+    // The pure functions only: the Koa middleware above them is covered over HTTP by http-body-format.test.ts.
     source: 'ingest-gateway/src/middleware/json-body.ts',
     from: 'export function assertJsonContentType',
     tests: ['ingest-gateway/test/json-nesting.test.ts', 'ingest-gateway/test/json-body.test.ts'],

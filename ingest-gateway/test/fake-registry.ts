@@ -1,0 +1,160 @@
+/**
+ * Test support: an in-memory registry that records every call (a plain object implementing
+ * RegistryClient), and the read handlers of fake gRPC registries that serve writes only.
+ */
+import { randomUUID } from 'node:crypto';
+import { AppError, type AsyncServiceImpl, type registry } from '@dynamic-events/proto';
+import type { RegistryClient } from '../src/clients/registry.js';
+import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/model.js';
+
+export const CREATED_AT = '2026-11-21T08:20:04.123456000Z';
+
+export interface FakeRegistry extends RegistryClient {
+  recorded: EventInput[];
+  calls: string[];
+  /** The request id each call carried, in call order. */
+  requestIds: string[];
+  serving: boolean;
+  /** When set, every call rejects with it. */
+  failWith: unknown;
+  /** The last list or watch query received. */
+  lastQuery: unknown;
+  /** What watch() yields before it waits for its signal. */
+  watchMessages: WatchMessage[];
+}
+
+/** What the fake remembers and what tests set; the RPC methods are added to this same object. */
+type FakeState = Omit<FakeRegistry, keyof RegistryClient>;
+
+interface Store {
+  events: Map<string, RecordedEvent>;
+  devices: Map<string, DeviceRecord>;
+  objects: Map<string, ObjectRecord>;
+  types: Map<string, EventTypeRecord>;
+}
+
+type ReadRpcs = 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' | 'watch';
+
+/** An in-memory registry: records events, reports NOT_FOUND like the real one. */
+export function fakeRegistry(): FakeRegistry {
+  const store: Store = { events: new Map(), devices: new Map(), objects: new Map(), types: new Map() };
+  const fake: FakeState = {
+    recorded: [],
+    calls: [],
+    requestIds: [],
+    serving: true,
+    failWith: undefined,
+    lastQuery: undefined,
+    watchMessages: [],
+  };
+  return Object.assign(fake, fakeLists(fake, store), fakeWrites(fake, store), fakeGets(fake, store));
+}
+
+function fakeLists(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, ReadRpcs> {
+  return {
+    async listEvents(query) {
+      fake.lastQuery = query;
+      if (fake.failWith !== undefined) throw fake.failWith;
+      const items = [...events.values()].filter((e) => query.domain === undefined || e.domain === query.domain);
+      return { items: items.slice(0, query.limit), nextPageToken: items.length > query.limit ? 'next' : null };
+    },
+    async listDevices(query) {
+      fake.lastQuery = query;
+      return { items: [...devices.values()].slice(0, query.limit), nextPageToken: null };
+    },
+    async listObjects(query) {
+      fake.lastQuery = query;
+      return { items: [...objects.values()].filter((o) => query.deviceName === undefined || o.deviceName === query.deviceName), nextPageToken: null };
+    },
+    async listEventTypes(query) {
+      fake.lastQuery = query;
+      return { items: [...types.values()], nextPageToken: null };
+    },
+    async *watch(query, call) {
+      fake.lastQuery = query;
+      if (fake.failWith !== undefined) throw fake.failWith;
+      for (const message of fake.watchMessages) yield message;
+      if (!call.signal.aborted) await new Promise((resolve) => call.signal.addEventListener('abort', resolve, { once: true }));
+    },
+  };
+}
+
+function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, 'recordEvent' | 'isServing' | 'close'> {
+  return {
+    async recordEvent(input, call) {
+      fake.calls.push('recordEvent');
+      fake.requestIds.push(call.requestId);
+      if (fake.failWith !== undefined) throw fake.failWith;
+      fake.recorded.push(input);
+      const { source } = input;
+      const fullId = `${source.objectDomain}.${source.objectId}`;
+      if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      if (!objects.has(fullId)) {
+        objects.set(fullId, { id: fullId, ...source, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      }
+      const typeKey = `${source.objectDomain}/${input.eventType.eventType}`;
+      if (!types.has(typeKey)) types.set(typeKey, { domain: source.objectDomain, ...input.eventType, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      const event: RecordedEvent = {
+        id: randomUUID(),
+        domain: source.objectDomain,
+        eventType: input.eventType.eventType,
+        rels: [`/objects/${fullId}`],
+        images: [...input.images],
+        videoClips: [...input.videoClips],
+        properties: input.properties.map((p) => ({ ...p })),
+        createdAt: CREATED_AT,
+        updatedAt: CREATED_AT,
+      };
+      events.set(event.id, event);
+      return event;
+    },
+    async isServing() {
+      return fake.serving;
+    },
+    close() {},
+  };
+}
+
+function fakeGets(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, 'getEvent' | 'getDevice' | 'getObject' | 'getEventType'> {
+  return {
+    async getEvent(id) {
+      fake.calls.push('getEvent');
+      if (fake.failWith !== undefined) throw fake.failWith;
+      return found(events.get(id), `event ${id} not found`);
+    },
+    async getDevice(name) {
+      fake.calls.push('getDevice');
+      return found(devices.get(name), `device ${name} not found`);
+    },
+    async getObject(id) {
+      fake.calls.push('getObject');
+      return found(objects.get(id), `object ${id} not found`);
+    },
+    async getEventType(domain, eventType) {
+      fake.calls.push('getEventType');
+      return found(types.get(`${domain}/${eventType}`), `event type ${eventType} not found in ${domain}`);
+    },
+  };
+}
+
+function found<T>(value: T | undefined, message: string): T {
+  if (value === undefined) throw new AppError('NOT_FOUND', message);
+  return value;
+}
+
+/** Registry list and watch handlers for fake gRPC registries that only serve writes and single reads. */
+export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistryServiceServer>, ReadRpcs> {
+  const no = (): never => {
+    throw new AppError('UNIMPLEMENTED', 'not in this fake');
+  };
+  return {
+    listEvents: async () => no(),
+    listDevices: async () => no(),
+    listObjects: async () => no(),
+    listEventTypes: async () => no(),
+    // eslint-disable-next-line require-yield
+    watch: async function* () {
+      no();
+    },
+  };
+}

@@ -1,0 +1,79 @@
+/** POST dynamic-events: the body's size limit, Content-Type and Content-Encoding. */
+import { request as httpRequest } from 'node:http';
+import { gzipSync } from 'node:zlib';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { API, mutate, startGateway, validBody, type TestGateway } from './helpers.js';
+import { HTTP_TEST_OPTIONS, resetFakes } from './http-setup.js';
+
+let gw: TestGateway;
+beforeAll(async () => {
+  gw = await startGateway(HTTP_TEST_OPTIONS);
+});
+afterAll(() => gw.close());
+afterEach(() => resetFakes(gw));
+
+describe('POST dynamic-events', () => {
+  it('answers 413 for a body over MAX_BODY_BYTES without calling anything', async () => {
+    const body = mutate((b) => (b.event.event_data.event_additional_properties.note = 'x'.repeat(70 * 1024)));
+    const response = await gw.post(body);
+    expect(response).toMatchObject({ status: 413, json: { error: `body exceeds ${64 * 1024} bytes` } });
+    expect(gw.registry.calls).toEqual([]);
+    // A chunked body without Content-Length is cut at the limit too.
+    const chunked = await rawRequest('POST', `${API}/dynamic-events`, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, JSON.stringify(body));
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body)).toEqual({ error: `body exceeds ${64 * 1024} bytes` });
+  });
+
+  it.each([
+    ['text/plain', 'Content-Type must be application/json'],
+    ['application/x-www-form-urlencoded', 'Content-Type must be application/json'],
+    ['application/json-patch+json', 'Content-Type must be application/json'],
+    ['application/jsonx', 'Content-Type must be application/json'],
+    ['multipart/form-data; boundary=x', 'Content-Type must be application/json'],
+    ['application/json; charset=latin1', 'Content-Type charset must be utf-8'],
+  ])('answers 415 for Content-Type %s', async (type, message) => {
+    const response = await gw.post(validBody(), { 'Content-Type': type });
+    expect(response).toMatchObject({ status: 415, json: { error: message } });
+    expect(gw.registry.calls).toEqual([]);
+  });
+
+  it('reads compressed bodies, limits their decompressed size and rejects bad encodings', async () => {
+    const headers = (encoding: string) => ({ 'Content-Type': 'application/json', 'Content-Encoding': encoding });
+    const path = `${API}/dynamic-events`;
+    const ok = await rawRequest('POST', path, headers('gzip'), gzipSync(JSON.stringify(validBody())));
+    expect(ok.status).toBe(200);
+    const bomb = await rawRequest('POST', path, headers('gzip'), gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20)));
+    expect(bomb).toMatchObject({ status: 413, body: JSON.stringify({ error: `body exceeds ${64 * 1024} bytes` }) });
+    const corrupt = await rawRequest('POST', path, headers('br'), Buffer.from('definitely not brotli'));
+    expect(corrupt).toMatchObject({ status: 400, body: JSON.stringify({ error: 'body is not valid br data' }) });
+    const unknown = await rawRequest('POST', path, headers('compress'), Buffer.from('{}'));
+    expect(unknown).toMatchObject({ status: 415, body: JSON.stringify({ error: 'Content-Encoding "compress" is not supported (use gzip, deflate, br or none)' }) });
+    expect(gw.registry.calls).toEqual(['recordEvent']);
+  });
+
+  it('answers 415 when Content-Type is missing', async () => {
+    const response = await rawRequest('POST', `${API}/dynamic-events`, {}, JSON.stringify(validBody()));
+    expect(response.status).toBe(415);
+    expect(JSON.parse(response.body)).toEqual({ error: 'Content-Type must be application/json' });
+  });
+
+  it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON; charset="utf-8"', 'application/json; foo=bar'])(
+    'accepts Content-Type %s',
+    async (type) => {
+      expect((await gw.post(validBody(), { 'Content-Type': type })).status).toBe(200);
+    },
+  );
+});
+
+/** A request with exact headers (fetch always adds a Content-Type for string bodies). */
+function rawRequest(method: string, path: string, headers: Record<string, string>, body?: string | Buffer): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(`${gw.url}${path}`, { method, headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: Buffer.concat(chunks).toString(), headers: res.headers }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
