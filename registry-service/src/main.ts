@@ -1,4 +1,5 @@
 import { createLogger, createMetricsServer, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import type pg from 'pg';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { createPool } from './db/pool.js';
@@ -32,14 +33,7 @@ runMain(logger, async () => {
     const healthPool = createPool({ connectionString: databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
     closers.push({ name: 'health pool', close: () => healthPool.end() });
 
-    if (config.migrations === 'auto' || migrateOnly) {
-      const applied = await runMigrations(pool, logger);
-      logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
-    } else {
-      // Not fatal: the migration job may still be running; the calls that need the schema fail meanwhile.
-      const pending = await pendingMigrations(pool).catch(() => []);
-      if (pending.length > 0) logger.warn({ pending }, 'MIGRATIONS=skip but the database lacks migrations: run the migration job');
-    }
+    await migrate(pool, config.migrations === 'auto' || migrateOnly);
     if (migrateOnly) {
       await closeAll();
       process.exit(0);
@@ -91,6 +85,18 @@ runMain(logger, async () => {
     throw err;
   }
 });
+
+/** Applies the migrations, or (MIGRATIONS=skip) only warns about missing ones. */
+async function migrate(pool: pg.Pool, apply: boolean): Promise<void> {
+  if (apply) {
+    const applied = await runMigrations(pool, logger);
+    logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
+  } else {
+    // Not fatal: the migration job may still be running; the calls that need the schema fail meanwhile.
+    const pending = await pendingMigrations(pool).catch(() => []);
+    if (pending.length > 0) logger.warn({ pending }, 'MIGRATIONS=skip but the database lacks migrations: run the migration job');
+  }
+}
 
 /** Locks fall back to the database constraints while Redis is unreachable; give it a moment to connect first. */
 async function redisLocker(url: string, ttlMs: number) {

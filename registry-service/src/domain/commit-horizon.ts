@@ -50,6 +50,9 @@ interface Pending {
   since: number;
 }
 
+// The one function over 80 lines left in src (issue 10): its closures share a dozen variables of
+// poll state; splitting it is a change to the watch path of its own, not part of the file split.
+// eslint-disable-next-line max-lines-per-function
 export function createCommitHorizon(options: CommitHorizonOptions): CommitHorizon {
   const { pool, logger, metrics } = options;
   const fallbackPollMs = options.fallbackPollMs ?? 500;
