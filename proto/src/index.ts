@@ -1,5 +1,6 @@
 /** The contract package: generated gRPC code plus the helpers every service shares. */
-export * as registry from './gen/dynamic_events/registry/v1/registry.js';
+// The generated registry code of every .proto file of its package, as one namespace.
+export * as registry from './registry-contract.js';
 // The generated media code with copy-free serializers for the image-carrying messages.
 export * as media from './media-codec.js';
 export type { Timestamp } from './gen/google/protobuf/timestamp.js';

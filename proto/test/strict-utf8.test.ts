@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 // The generated code directly: the package index loads strict-utf8 too (through grpc-server), at import.
-import * as registry from '../src/gen/dynamic_events/registry/v1/registry.js';
+import * as registry from '../src/registry-contract.js';
 
 /**
  * The module is loaded, and the service wrapped, inside each test: a fault at module load (the strict
