@@ -50,133 +50,152 @@ interface Pending {
   since: number;
 }
 
-// The one function over 80 lines left in src (issue 10): its closures share a dozen variables of
-// poll state; splitting it is a change to the watch path of its own, not part of the file split.
-// eslint-disable-next-line max-lines-per-function
-export function createCommitHorizon(options: CommitHorizonOptions): CommitHorizon {
-  const { pool, logger, metrics } = options;
-  const fallbackPollMs = options.fallbackPollMs ?? 500;
-  const minGapMs = options.minPollGapMs ?? 15;
-  const pending: Pending[] = [];
-  const waiters = new Set<{ seq: bigint; wake: () => void }>();
-  let bound = 0n;
-  let followers = 0;
-  let closed = false;
-  let timer: NodeJS.Timeout | undefined;
-  let fallback: NodeJS.Timeout | undefined;
-  let running: Promise<void> | undefined;
-  let again = false;
-  let lastPoll = 0;
-  let retries = 0;
+/**
+ * The poller behind createCommitHorizon: a class because it holds the poll state (pending numbers,
+ * waiters, timers) that every method shares.
+ */
+class HorizonPoller implements CommitHorizon {
+  private readonly pending: Pending[] = [];
+  private readonly waiters = new Set<{ seq: bigint; wake: () => void }>();
+  private readonly fallbackPollMs: number;
+  private readonly minGapMs: number;
+  private current = 0n;
+  private followers = 0;
+  private closed = false;
+  private timer: NodeJS.Timeout | undefined;
+  private fallback: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private lastPoll = 0;
+  private retries = 0;
   // Polls in a row that left the oldest pending number unresolved (a long transaction): back off.
-  let stalls = 0;
-  let lastWarned = 0;
+  private stalls = 0;
+  private lastWarned = 0;
 
-  async function pollOnce(): Promise<void> {
-    const known = pending[pending.length - 1]?.n ?? bound;
-    const { n, xmin, xid } = await pollHorizon(pool, known > bound ? known : bound);
+  constructor(private readonly options: CommitHorizonOptions) {
+    this.fallbackPollMs = options.fallbackPollMs ?? 500;
+    this.minGapMs = options.minPollGapMs ?? 15;
+  }
+
+  get bound(): bigint {
+    return this.current;
+  }
+
+  nudge(): void {
+    if (this.followers === 0 || this.closed) return;
+    if (this.running) this.again = true;
+    else this.schedule(Math.max(0, this.lastPoll + this.minGapMs - Date.now()));
+  }
+
+  async refresh(maxWaitMs: number): Promise<bigint> {
+    const target = await lastCommitSeq(this.options.pool);
+    const deadline = Date.now() + maxWaitMs;
+    for (let attempt = 0; this.current < target && !this.closed && Date.now() < deadline; attempt++) {
+      await this.poll();
+      if (this.current < target) await new Promise((resolve) => setTimeout(resolve, Math.min(this.minGapMs * 2 ** attempt, 250)));
+    }
+    return this.current;
+  }
+
+  waitPast(seq: bigint, timeoutMs: number, signal: AbortSignal): Promise<void> {
+    if (seq < this.current || signal.aborted || this.closed) return Promise.resolve();
+    return new Promise((resolve) => {
+      const waiter = { seq, wake: () => done() };
+      const timeout = setTimeout(() => done(), timeoutMs);
+      const done = () => {
+        clearTimeout(timeout);
+        this.waiters.delete(waiter);
+        signal.removeEventListener('abort', waiter.wake);
+        resolve();
+      };
+      this.waiters.add(waiter);
+      signal.addEventListener('abort', waiter.wake, { once: true });
+    });
+  }
+
+  follow(): () => void {
+    this.followers++;
+    this.fallback ??= setInterval(() => void this.poll(), this.fallbackPollMs);
+    let followed = true;
+    return () => {
+      if (!followed) return;
+      followed = false;
+      this.followers--;
+      if (this.followers === 0) {
+        clearInterval(this.fallback);
+        this.fallback = undefined;
+      }
+    };
+  }
+
+  close(): void {
+    this.closed = true;
+    clearTimeout(this.timer);
+    clearInterval(this.fallback);
+    for (const waiter of this.waiters) waiter.wake();
+  }
+
+  private async pollOnce(): Promise<void> {
+    const { pending } = this;
+    const known = pending[pending.length - 1]?.n ?? this.current;
+    const { n, xmin, xid } = await pollHorizon(this.options.pool, known > this.current ? known : this.current);
     // Our own ids grow with every poll, so the finished ones are a prefix.
     let done = 0;
     while (done < pending.length && (pending[done]?.xid ?? xmin) < xmin) done++;
-    stalls = done === 0 && pending.length > 0 ? stalls + 1 : 0;
+    this.stalls = done === 0 && pending.length > 0 ? this.stalls + 1 : 0;
     const last = pending[done - 1];
-    if (last && last.n > bound) bound = last.n;
+    if (last && last.n > this.current) this.current = last.n;
     pending.splice(0, done);
     if (xid !== undefined) pending.push({ n, xid, since: Date.now() });
-    const lagSeconds = pending[0] ? (Date.now() - pending[0].since) / 1000 : 0;
-    metrics.watchHorizonLagSeconds.set(lagSeconds);
-    if (lagSeconds > 5 && Date.now() - lastWarned > 60_000) {
-      lastWarned = Date.now();
-      logger.warn({ lagSeconds }, 'watch: a long-running transaction in the database holds back what watchers receive');
-    }
-    for (const waiter of waiters) if (waiter.seq < bound) waiter.wake();
+    this.reportLag();
+    for (const waiter of this.waiters) if (waiter.seq < this.current) waiter.wake();
   }
 
-  function schedule(delayMs: number): void {
-    if (closed || timer) return;
-    timer = setTimeout(() => {
-      timer = undefined;
-      void poll();
+  /** The age of the oldest unfinished writer, as a metric and, past 5 s, a warning at most once a minute. */
+  private reportLag(): void {
+    const oldest = this.pending[0];
+    const lagSeconds = oldest ? (Date.now() - oldest.since) / 1000 : 0;
+    this.options.metrics.watchHorizonLagSeconds.set(lagSeconds);
+    if (lagSeconds > 5 && Date.now() - this.lastWarned > 60_000) {
+      this.lastWarned = Date.now();
+      this.options.logger.warn({ lagSeconds }, 'watch: a long-running transaction in the database holds back what watchers receive');
+    }
+  }
+
+  private schedule(delayMs: number): void {
+    if (this.closed || this.timer) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      void this.poll();
     }, delayMs);
   }
 
-  function poll(): Promise<void> {
-    if (running) {
-      again = true;
-      return running;
+  private poll(): Promise<void> {
+    if (this.running) {
+      this.again = true;
+      return this.running;
     }
-    lastPoll = Date.now();
-    running = pollOnce()
+    this.lastPoll = Date.now();
+    this.running = this.pollOnce()
       .then(() => {
-        retries = 0;
+        this.retries = 0;
       })
       .catch((err: unknown) => {
-        retries++;
-        logger.warn({ error: pgErrorFields(err) }, 'watch: reading the commit horizon failed; retrying');
+        this.retries++;
+        this.options.logger.warn({ error: pgErrorFields(err) }, 'watch: reading the commit horizon failed; retrying');
       })
       .finally(() => {
-        running = undefined;
+        this.running = undefined;
         // Unfinished writers: look again soon, backing off while a long transaction holds them.
-        if (again || pending.length > 0 || retries > 0) {
-          again = false;
-          schedule(Math.min(minGapMs * 2 ** Math.min(retries + stalls, 5), 250));
+        if (this.again || this.pending.length > 0 || this.retries > 0) {
+          this.again = false;
+          this.schedule(Math.min(this.minGapMs * 2 ** Math.min(this.retries + this.stalls, 5), 250));
         }
       });
-    return running;
+    return this.running;
   }
+}
 
-  return {
-    get bound() {
-      return bound;
-    },
-    nudge() {
-      if (followers === 0 || closed) return;
-      if (running) again = true;
-      else schedule(Math.max(0, lastPoll + minGapMs - Date.now()));
-    },
-    async refresh(maxWaitMs) {
-      const target = await lastCommitSeq(pool);
-      const deadline = Date.now() + maxWaitMs;
-      for (let attempt = 0; bound < target && !closed && Date.now() < deadline; attempt++) {
-        await poll();
-        if (bound < target) await new Promise((resolve) => setTimeout(resolve, Math.min(minGapMs * 2 ** attempt, 250)));
-      }
-      return bound;
-    },
-    waitPast(seq, timeoutMs, signal) {
-      if (seq < bound || signal.aborted || closed) return Promise.resolve();
-      return new Promise((resolve) => {
-        const waiter = { seq, wake: () => done() };
-        const timeout = setTimeout(() => done(), timeoutMs);
-        const done = () => {
-          clearTimeout(timeout);
-          waiters.delete(waiter);
-          signal.removeEventListener('abort', waiter.wake);
-          resolve();
-        };
-        waiters.add(waiter);
-        signal.addEventListener('abort', waiter.wake, { once: true });
-      });
-    },
-    follow() {
-      followers++;
-      fallback ??= setInterval(() => void poll(), fallbackPollMs);
-      let followed = true;
-      return () => {
-        if (!followed) return;
-        followed = false;
-        followers--;
-        if (followers === 0) {
-          clearInterval(fallback);
-          fallback = undefined;
-        }
-      };
-    },
-    close() {
-      closed = true;
-      clearTimeout(timer);
-      clearInterval(fallback);
-      for (const waiter of waiters) waiter.wake();
-    },
-  };
+export function createCommitHorizon(options: CommitHorizonOptions): CommitHorizon {
+  return new HorizonPoller(options);
 }
