@@ -96,7 +96,7 @@ export function createRedisLocker(options: RedisLockerOptions): Locker {
     for (const key of keys) pipeline.set(prefix + key, token, 'PX', ttlMs, 'NX');
     const replies = (await pipeline.exec()) ?? [];
     const leases = keys.map((key, i) => (replies[i]?.[1] === 'OK' ? held(prefix + key, token) : null));
-    const failed = keys.length === 0 ? undefined : keys.map((_, i) => replies[i]?.[0] ?? (replies[i] ? null : new Error('no reply from Redis'))).find(Boolean);
+    const failed = keys.map((_, i) => (replies[i] ? replies[i][0] : new Error('no reply from Redis'))).find((err) => err);
     if (failed) {
       // A command failed part-way: give back what was taken, so nobody waits for a TTL; the caller falls back.
       await Promise.all(leases.map((lease) => lease?.release()));
