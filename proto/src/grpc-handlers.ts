@@ -31,10 +31,17 @@ export type AsyncServiceImpl<S> = {
 
 type Handler = (request: unknown, ctx: CallContext) => unknown;
 
-function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): CallContext {
+/**
+ * The call's context, and `settled` to call once the handler has answered. grpc-js reports
+ * 'cancelled' when the stream closes, also after a normal answer: aborting then built an AbortError
+ * (a DOMException with its stack) for every call, about 1.5 % of the registry's CPU, for nobody.
+ */
+function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): { ctx: CallContext; settled: () => void } {
   const controller = new AbortController();
-  call.on('cancelled', () => controller.abort());
-  return { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
+  const cancel = () => controller.abort();
+  call.once('cancelled', cancel);
+  const ctx = { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
+  return { ctx, settled: () => call.off('cancelled', cancel) };
 }
 
 /**
@@ -72,7 +79,7 @@ export interface HandlerOptions {
 
 function unary(logger: Logger, service: string, method: string, handler: Handler): handleUnaryCall<unknown, unknown> {
   return (call, callback) => {
-    const ctx = contextOf(call);
+    const { ctx, settled } = contextOf(call);
     const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: ctx.requestId };
     Promise.resolve()
       .then(() => {
@@ -81,10 +88,12 @@ function unary(logger: Logger, service: string, method: string, handler: Handler
       })
       .then(
         (response) => {
+          settled();
           logCall(logger, entry, undefined);
           callback(null, response);
         },
         (err: unknown) => {
+          settled();
           logCall(logger, entry, err);
           callback(toStatusObject(err));
         },
@@ -94,7 +103,7 @@ function unary(logger: Logger, service: string, method: string, handler: Handler
 
 function serverStreaming(logger: Logger, service: string, method: string, handler: Handler, options: HandlerOptions): handleServerStreamingCall<unknown, unknown> {
   return (call) => {
-    const ctx = contextOf(call);
+    const { ctx, settled } = contextOf(call);
     const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: ctx.requestId };
     void (async () => {
       try {
@@ -104,9 +113,11 @@ function serverStreaming(logger: Logger, service: string, method: string, handle
           // Respect back-pressure so a slow reader does not make us buffer a whole file.
           if (!call.write(message)) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
         }
+        settled();
         logCall(logger, entry, undefined);
         call.end();
       } catch (err) {
+        settled();
         logCall(logger, entry, err);
         // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
         call.emit('error', toStatusObject(err));
