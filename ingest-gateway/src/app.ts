@@ -1,4 +1,4 @@
-import { METHODS } from 'node:http';
+import { METHODS, type RequestListener } from 'node:http';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import type { Logger } from '@dynamic-events/proto';
@@ -9,12 +9,13 @@ import type { GatewayConfig } from './config.js';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.js';
 import type { Metrics } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
-import { bearerAuth } from './middleware/auth.js';
+import { bearerAuth, createAuthenticator } from './middleware/auth.js';
 import { errors } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { requireHost } from './middleware/require-host.js';
-import { dynamicEventRoutes } from './routes/dynamic-events.js';
+import { createFastPost } from './fast-post.js';
+import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
@@ -36,16 +37,47 @@ export interface AppDeps {
 
 /** Every route the gateway serves, as method and path (`:name` parameters): the OpenAPI test compares them. */
 export function routeTable(deps: AppDeps): Array<{ method: string; path: string }> {
-  return buildRouter(deps, deps.draining ?? new AbortController().signal).stack.flatMap((layer) =>
+  return buildRouter(deps, deps.draining ?? new AbortController().signal, createPost(deps)).stack.flatMap((layer) =>
     layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
   );
 }
 
-/** Builds the Koa app (errors middleware first); it never listens, main.ts or a test does. */
-export function createApp(deps: AppDeps): Koa<GatewayState> {
+/**
+ * The gateway's request listener (for node:http's createServer): POST {base}/dynamic-events at its
+ * exact path takes the fast path, everything else the Koa app. Both share the POST's steps and its
+ * body budget. It never listens: main.ts or a test does.
+ */
+export function createRequestHandler(deps: AppDeps): RequestListener {
+  const post = createPost(deps);
+  const fast = createFastPost(post, { logger: deps.logger, metrics: deps.metrics, draining: deps.draining ?? new AbortController().signal });
+  const koa = createApp(deps, post).callback();
+  return (req, res) => {
+    if (!fast(req, res)) void koa(req, res);
+  };
+}
+
+/** The public API's base path: `/api/{PLATFORM_SEGMENT}/dh`. */
+const apiBase = (deps: AppDeps): string => `/api/${deps.config.platformSegment}/dh`;
+
+/** The POST's steps, built once: the fast path and the Koa route must share one body budget. */
+function createPost(deps: AppDeps): DynamicEventPost {
+  return createDynamicEventPost({
+    base: apiBase(deps),
+    authenticate: createAuthenticator({ token: deps.config.dynamicEventsToken, metrics: deps.metrics }),
+    registry: deps.registry,
+    media: deps.media,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    maxImageBytes: deps.config.maxImageBytes,
+    maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
+    publicBaseUrl: deps.config.publicBaseUrl,
+  });
+}
+
+/** Builds the Koa app (errors middleware first) serving every route, the POST included. */
+export function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   const draining = deps.draining ?? new AbortController().signal;
-  const router = buildRouter(deps, draining);
+  const router = buildRouter(deps, draining, post);
 
   // Only failures after the response started (a media stream breaking mid-body, a client gone) get
   // here. A client that went away already has its request line (status 499): nothing more to say.
@@ -67,21 +99,13 @@ export function createApp(deps: AppDeps): Koa<GatewayState> {
 }
 
 /** The routes: the public API under /api/{segment}/dh, and the probes. */
-function buildRouter(deps: AppDeps, draining: AbortSignal): Router<GatewayState> {
+function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPost): Router<GatewayState> {
   // Every method Node parses is known to the router, so a known path answers any other method 405
   // with Allow (TRACE, PROPFIND...), as the README says, rather than 501 "not implemented".
   const router = new Router<GatewayState>({ methods: METHODS });
-  const base = `/api/${deps.config.platformSegment}/dh`;
-  const auth = bearerAuth({ token: deps.config.dynamicEventsToken, metrics: deps.metrics });
-  dynamicEventRoutes(router, base, {
-    auth,
-    registry: deps.registry,
-    media: deps.media,
-    maxBodyBytes: deps.config.maxBodyBytes,
-    maxImageBytes: deps.config.maxImageBytes,
-    maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
-    publicBaseUrl: deps.config.publicBaseUrl,
-  });
+  const base = apiBase(deps);
+  const auth = bearerAuth(post.authenticate);
+  dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
   streamRoutes(router, base, { auth, registry: deps.registry, logger: deps.logger, draining });
   listRoutes(router, base, { auth, registry: deps.registry });

@@ -1,3 +1,4 @@
+import type { ServerResponse } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { answeredOnSocketStatus } from './client-faults.js';
 
@@ -39,9 +40,14 @@ export interface ResponseOutcome {
  * client left before the end).
  */
 export function onResponseDone(ctx: GatewayContext, done: (outcome: ResponseOutcome) => void): void {
+  whenResponseDone(ctx.res, () => ctx.status, () => routeOf(ctx), done);
+}
+
+/** onResponseDone for a bare node:http response (the POST fast path): `status` is read at the end. */
+export function whenResponseDone(res: ServerResponse, status: () => number, route: () => string, done: (outcome: ResponseOutcome) => void): void {
   const started = performance.now();
-  ctx.res.once('close', () => {
-    const status = ctx.res.writableFinished ? ctx.status : (answeredOnSocketStatus(ctx.res) ?? 499);
-    done({ route: routeOf(ctx), status, seconds: (performance.now() - started) / 1000 });
+  res.once('close', () => {
+    const answered = res.writableFinished ? status() : (answeredOnSocketStatus(res) ?? 499);
+    done({ route: route(), status: answered, seconds: (performance.now() - started) / 1000 });
   });
 }

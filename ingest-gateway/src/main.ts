@@ -9,7 +9,7 @@ import {
   onShutdownSignal,
   runMain,
 } from '@dynamic-events/proto';
-import { createApp } from './app.js';
+import { createRequestHandler } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
@@ -50,9 +50,9 @@ runMain(bootLogger, async () => {
     interceptors,
   });
   const draining = new AbortController();
-  const app = createApp({ config, logger, registry, media, metrics, draining: draining.signal });
+  const handler = createRequestHandler({ config, logger, registry, media, metrics, draining: draining.signal });
 
-  const server = createHttpServer(app.callback(), config);
+  const server = createHttpServer(handler, config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
   handleClientErrors(server, logger);
   const port = await listenHttp(server, config.port, config.host);

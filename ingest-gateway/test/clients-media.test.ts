@@ -2,7 +2,7 @@
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenHttp, UNSUPPORTED_IMAGE_MESSAGE } from '@dynamic-events/proto';
-import { createApp } from '../src/app.js';
+import { createRequestHandler } from '../src/app.js';
 import { createMetrics } from '../src/metrics.js';
 import { logger, MAX_IMAGE, mediaClient, mediaServer, registryClient, seen, startFakeServices, stopFakeServices } from './grpc-fakes.js';
 import { PNG_SIGNATURE, validBody } from './helpers.js';
@@ -56,14 +56,14 @@ describe('media client', () => {
 describe('the app over the real clients', () => {
   it('stores the image, records the event and serves the image back', async () => {
     const metrics = createMetrics();
-    const app = createApp({
+    const handler = createRequestHandler({
       config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE, maxInflightBodyBytes: 64 * 1024 * 1024 },
       logger,
       registry: registryClient,
       media: mediaClient,
       metrics,
     });
-    const server = createServer(app.callback());
+    const server = createServer(handler);
     const port = await listenHttp(server, 0, '127.0.0.1');
     try {
       const body = validBody() as { event: { event_data: { event_additional_properties: Record<string, string> } } };

@@ -6,7 +6,7 @@
  */
 import type { Server } from 'node:http';
 import { createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto';
-import { createApp, type AppDeps } from '../src/app.js';
+import { createRequestHandler, type AppDeps } from '../src/app.js';
 import { createHttpServer, handleClientErrors } from '../src/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { fakeMedia, type FakeMedia } from './fake-media.js';
@@ -77,7 +77,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     draining: draining.signal,
     probeDeadlineMs: 200,
   };
-  const server = createHttpServer(createApp(deps).callback(), { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
+  const server = createHttpServer(createRequestHandler(deps), { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
   handleClientErrors(server, logger);
   const port = await listenHttp(server, 0, '127.0.0.1');
   const url = `http://127.0.0.1:${port}`;

@@ -26,6 +26,8 @@ export interface ErrorDetails {
   rule?: string;
   /** When to try again (overload): the HTTP edge sends it as Retry-After. */
   retryAfterSeconds?: number;
+  /** The challenge of a 401: the HTTP edge sends it as WWW-Authenticate. */
+  wwwAuthenticate?: string;
 }
 
 /** The message every non-AppError failure is reduced to before it reaches a caller. */

@@ -32,26 +32,55 @@ export function toHttpFailure(err: unknown): HttpFailure {
   return { status: 500, message: INTERNAL_MESSAGE, rule: undefined, cause: err };
 }
 
+/** What a failed request is answered: status, extra headers and the `{"error"}` body. */
+export interface FailureAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: { error: string };
+}
+
+/** The request a failure belongs to, for its log line. */
+export interface FailedRequest {
+  requestId: string | undefined;
+  method: string;
+  path: string;
+}
+
 /**
- * Registered first: every failure below it becomes `{"error": "<message>"}` with the right status.
- * 5xx bodies never carry internal text; their cause is logged with the request id.
+ * Turns any failure into its answer, and logs or counts it: 5xx causes are logged with the request
+ * id (their bodies never carry internal text), caller errors counted by rule. A 503 always says when
+ * to retry; a 401 carries its challenge. Every HTTP path (the Koa chain and the POST fast path)
+ * answers failures through this one function.
  */
+export function createFailureAnswer(deps: { logger: Logger; metrics: Metrics }): (err: unknown, request: FailedRequest) => FailureAnswer {
+  return (err, request) => {
+    const failure = toHttpFailure(err);
+    if (failure.status >= 500) {
+      deps.logger.error({ err: failure.cause, ...request }, 'request failed');
+    } else if (failure.rule !== undefined && failure.status !== 401 && failure.status !== 404) {
+      deps.metrics.validationFailures.inc({ rule: failure.rule });
+    }
+    const headers: Record<string, string> = {};
+    const details = err instanceof AppError ? err.details : undefined;
+    // A 503 is an overload or an outage, never the caller's fault: always say when to try again.
+    if (failure.status === 503) headers['Retry-After'] = String(details?.retryAfterSeconds || 1);
+    if (failure.status === 401 && details?.wwwAuthenticate !== undefined) headers['WWW-Authenticate'] = details.wwwAuthenticate;
+    return { status: failure.status, headers, body: { error: failure.message } };
+  };
+}
+
+/** Registered first: every failure below it is answered by `createFailureAnswer`. */
 export function errors(deps: { logger: Logger; metrics: Metrics }): GatewayMiddleware {
+  const answer = createFailureAnswer(deps);
   return async (ctx, next) => {
     try {
       await next();
     } catch (err) {
-      const failure = toHttpFailure(err);
-      if (failure.status >= 500) {
-        deps.logger.error({ err: failure.cause, requestId: ctx.state.requestId, method: ctx.method, path: ctx.path }, 'request failed');
-      } else if (failure.rule !== undefined && failure.status !== 401 && failure.status !== 404) {
-        deps.metrics.validationFailures.inc({ rule: failure.rule });
-      }
+      const { status, headers, body } = answer(err, { requestId: ctx.state.requestId, method: ctx.method, path: ctx.path });
       if (ctx.headerSent) return;
-      // A 503 is an overload or an outage, never the caller's fault: always say when to try again.
-      if (failure.status === 503) ctx.set('Retry-After', String((err instanceof AppError && err.details.retryAfterSeconds) || 1));
-      ctx.status = failure.status;
-      ctx.body = { error: failure.message };
+      ctx.set(headers);
+      ctx.status = status;
+      ctx.body = body;
     }
   };
 }

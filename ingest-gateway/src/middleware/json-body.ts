@@ -1,30 +1,51 @@
+import type { IncomingMessage } from 'node:http';
 import { AppError, checkUtf8, invalidArgument } from '@dynamic-events/proto';
 import { isClientFault } from '../client-faults.js';
 import type { GatewayMiddleware } from '../context.js';
 import { readBodyBytes } from './body-bytes.js';
 
+/** A request body read as JSON: the object, and the text it was parsed from. */
+export interface JsonBody {
+  /** The body as received (decoded UTF-8 text): what an Idempotency-Key's fingerprint is taken of. */
+  text: string;
+  body: Record<string, unknown>;
+}
+
+/** Limits of a JSON request body. */
+export interface JsonBodyOptions {
+  maxBodyBytes: number;
+  maxDepth: number;
+  maxValues: number;
+}
+
 /**
- * Content-Type check, size-limited read, UTF-8 check and JSON parsing of an object body into
- * ctx.state.body. The bytes are checked before they are decoded (invalid UTF-8 would otherwise
- * become U+FFFD and merge identities): isUtf8 is one native pass over the buffer with no
- * allocation, well under the cost of the JSON.parse that follows. JSON.parse stores `__proto__`
- * keys as own data properties, so they never reach a prototype.
+ * Content-Type check, size-limited read, UTF-8 check and JSON parsing of an object body.
+ * The bytes are checked before they are decoded (invalid UTF-8 would otherwise become U+FFFD and
+ * merge identities): isUtf8 is one native pass over the buffer with no allocation, well under the
+ * cost of the JSON.parse that follows. JSON.parse stores `__proto__` keys as own data properties,
+ * so they never reach a prototype.
  */
-export function jsonBody(options: { maxBodyBytes: number; maxDepth: number; maxValues: number }): GatewayMiddleware {
+export async function readJsonBody(req: IncomingMessage, options: JsonBodyOptions): Promise<JsonBody> {
+  assertJsonContentType(req.headers['content-type'] ?? '');
+  let bytes: Buffer;
+  try {
+    bytes = await readBodyBytes(req, options.maxBodyBytes);
+  } catch (err) {
+    throw bodyReadError(err, options.maxBodyBytes, (req.headers['content-encoding'] ?? '').trim().toLowerCase());
+  }
+  checkUtf8(bytes);
+  const text = bytes.toString('utf8');
+  // A leading byte-order mark is not part of the JSON (the former text decoder dropped it too).
+  // No body at all (Content-Length: 0) is not valid JSON either.
+  return { text, body: parseJsonObject(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, options) };
+}
+
+/** A body reader (readJsonBody with its limits) as Koa middleware: into ctx.state.body and bodyText. */
+export function jsonBody(read: (req: IncomingMessage) => Promise<JsonBody>): GatewayMiddleware {
   return async (ctx, next) => {
-    assertJsonContentType(ctx.get('Content-Type'));
-    let bytes: Buffer;
-    try {
-      bytes = await readBodyBytes(ctx.req, options.maxBodyBytes);
-    } catch (err) {
-      throw bodyReadError(err, options.maxBodyBytes, ctx.get('Content-Encoding').trim().toLowerCase());
-    }
-    checkUtf8(bytes);
-    const text = bytes.toString('utf8');
-    // A leading byte-order mark is not part of the JSON (the former text decoder dropped it too).
-    // No body at all (Content-Length: 0) is not valid JSON either.
+    const { text, body } = await read(ctx.req);
     ctx.state.bodyText = text;
-    ctx.state.body = parseJsonObject(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, options);
+    ctx.state.body = body;
     return next();
   };
 }

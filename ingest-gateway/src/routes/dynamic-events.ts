@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Router } from '@koa/router';
 import { AppError, LIMITS } from '@dynamic-events/proto';
 import { decodeStrictBase64 } from '../base64.js';
@@ -5,17 +6,20 @@ import { createIdentityGuard } from '../clients/identity-guard.js';
 import type { MediaClient } from '../clients/media.js';
 import { mediaUrl } from './media.js';
 import type { RegistryClient } from '../clients/registry.js';
-import type { GatewayMiddleware, GatewayState } from '../context.js';
-import { bodyBudget } from '../middleware/body-budget.js';
+import type { GatewayState } from '../context.js';
+import { bearerAuth, type Authenticator } from '../middleware/auth.js';
+import { bodyBudget, createBodyBudget, type BodyBudget } from '../middleware/body-budget.js';
 import { readIdempotencyKey } from '../idempotency-key.js';
-import { jsonBody } from '../middleware/json-body.js';
+import { jsonBody, readJsonBody, type JsonBody } from '../middleware/json-body.js';
 import type { CallOptions, EventInput } from '../model.js';
-import { presentEvent } from '../presenters/event.js';
+import { presentEvent, type EventJson } from '../presenters/event.js';
 import { BASE64_IMAGE_FIELD, createEventValidator } from '../validation.js';
 
-/** What the POST route needs: the shared auth middleware, both clients and the size limits. */
-export interface DynamicEventRouteDeps {
-  auth: GatewayMiddleware;
+/** What the POST needs: the shared authenticator, both clients and the size limits. */
+export interface DynamicEventPostDeps {
+  /** The API's base path, `/api/{segment}/dh`. */
+  base: string;
+  authenticate: Authenticator;
   registry: RegistryClient;
   media: MediaClient;
   maxBodyBytes: number;
@@ -27,41 +31,67 @@ export interface DynamicEventRouteDeps {
 }
 
 /**
- * POST {base}/dynamic-events: auth → body budget → Content-Type → body (size limit, UTF-8) → JSON
- * object → shape → Idempotency-Key → schema → characters → strict Base64 → identity check →
- * media.StoreImage → registry.RecordEvent → 200 with the event. With a key the registry decides:
- * record, replay the recorded event, or refuse (409); a replay may store its image again
- * (content-addressed, so it is the same object).
- * Every check runs before the first gRPC call, and media before the registry, so a rejected
- * request stores nothing; a 200 means the registry committed the event.
+ * POST {base}/dynamic-events, step by step, with no HTTP framework in it: the Koa route below and
+ * the fast path (fast-post.ts) run these same steps, in this order, so every rule has one owner.
  */
-export function dynamicEventRoutes(router: Router<GatewayState>, base: string, deps: DynamicEventRouteDeps): void {
+export interface DynamicEventPost {
+  /** The route's path, `{base}/dynamic-events`. */
+  path: string;
+  authenticate: Authenticator;
+  budget: BodyBudget;
+  readBody(req: IncomingMessage): Promise<JsonBody>;
+  /** Everything after the body was read, up to the answer (the event as the spec shows it). */
+  record(req: IncomingMessage, body: JsonBody, requestId: string): Promise<EventJson>;
+}
+
+/**
+ * auth → body budget → Content-Type → body (size limit, UTF-8) → JSON object → shape →
+ * Idempotency-Key → schema → characters → strict Base64 → identity check → media.StoreImage →
+ * registry.RecordEvent → 200 with the event. With a key the registry decides: record, replay the
+ * recorded event, or refuse (409); a replay may store its image again (content-addressed, so it is
+ * the same object). Every check runs before the first gRPC call, and media before the registry, so a
+ * rejected request stores nothing; a 200 means the registry committed the event.
+ */
+export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEventPost {
   const validator = createEventValidator();
   // The image is stored before the event is recorded (the event carries its URL): an identity
   // conflict must be refused before, so that its 409 stores nothing.
   const identity = createIdentityGuard(deps.registry);
-  const budget = bodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes });
-  const body = jsonBody({ maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues });
+  const bodyOptions = { maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues };
 
-  router.post(`${base}/dynamic-events`, deps.auth, budget, body, async (ctx) => {
-    const idempotency = readIdempotencyKey(ctx.req, ctx.state.bodyText ?? '');
-    const { input: checked, base64Image } = validator.validate(ctx.state.body ?? {});
-    const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
-    // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
-    // (A getter, not an AbortController: one of those per request costs more than the check.)
-    const socket = ctx.req.socket;
-    const call: CallOptions = { requestId: ctx.state.requestId, gone: { get aborted() { return socket.destroyed; } } };
-    let event: EventInput = input;
-    if (base64Image !== undefined) {
-      const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
-      await identity.check(input, call);
-      const url = mediaUrl(deps.publicBaseUrl, base, await storeImage(deps.media, bytes, call));
-      event = { ...input, images: [...input.images, url] };
-    }
-    const recorded = await deps.registry.recordEvent(event, call);
-    // Every recorded event says who owns its identifier (a Map.set): later images of it need no lookup.
-    identity.learn(recorded.domain, input.source.objectId);
-    ctx.body = presentEvent(recorded);
+  return {
+    path: `${deps.base}/dynamic-events`,
+    authenticate: deps.authenticate,
+    budget: createBodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes }),
+    readBody: (req) => readJsonBody(req, bodyOptions),
+    async record(req, body, requestId) {
+      const idempotency = readIdempotencyKey(req, body.text);
+      const { input: checked, base64Image } = validator.validate(body.body);
+      const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
+      // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
+      // (A getter, not an AbortController: one of those per request costs more than the check.)
+      const socket = req.socket;
+      const call: CallOptions = { requestId, gone: { get aborted() { return socket.destroyed; } } };
+      let event: EventInput = input;
+      if (base64Image !== undefined) {
+        const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
+        await identity.check(input, call);
+        const url = mediaUrl(deps.publicBaseUrl, deps.base, await storeImage(deps.media, bytes, call));
+        event = { ...input, images: [...input.images, url] };
+      }
+      const recorded = await deps.registry.recordEvent(event, call);
+      // Every recorded event says who owns its identifier (a Map.set): later images of it need no lookup.
+      identity.learn(recorded.domain, input.source.objectId);
+      return presentEvent(recorded);
+    },
+  };
+}
+
+/** The POST as a Koa route (paths the fast path leaves to Koa: another case, a trailing slash...). */
+export function dynamicEventRoutes(router: Router<GatewayState>, post: DynamicEventPost): void {
+  const body = jsonBody(post.readBody);
+  router.post(post.path, bearerAuth(post.authenticate), bodyBudget(post.budget), body, async (ctx) => {
+    ctx.body = await post.record(ctx.req, { text: ctx.state.bodyText ?? '', body: ctx.state.body ?? {} }, ctx.state.requestId);
   });
 }
 
