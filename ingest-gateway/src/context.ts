@@ -1,15 +1,14 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { answeredOnSocketStatus } from './client-faults.js';
+import type { JsonBody } from './middleware/json-body.js';
 
 /** What middleware leaves on ctx.state for the ones after it. */
 export interface GatewayState {
   /** The request id (sane X-Request-Id from the caller, else a fresh UUID). */
   requestId: string;
-  /** The parsed JSON object body, set by the json-body middleware. */
-  body?: Record<string, unknown>;
-  /** The body as received (decoded UTF-8 text): what an Idempotency-Key's fingerprint is taken of. */
-  bodyText?: string;
+  /** The JSON body of a POST, set by the json-body middleware. */
+  json?: JsonBody;
 }
 
 /** Koa context of every gateway middleware and route. */

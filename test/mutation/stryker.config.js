@@ -15,8 +15,9 @@ export const MUTATION_MODULES = [
   },
   {
     source: 'ingest-gateway/src/base64.ts',
-    tests: ['ingest-gateway/test/base64.test.ts', 'ingest-gateway/test/base64-edges.test.ts'],
+    tests: ['ingest-gateway/test/base64.test.ts', 'ingest-gateway/test/base64-edges.test.ts', 'ingest-gateway/test/image-cut.test.ts'],
   },
+  { source: 'ingest-gateway/src/image-cut.ts', tests: ['ingest-gateway/test/image-cut.test.ts'] },
   {
     // The pure functions only: the Koa middleware above them is covered over HTTP by http-body-format.test.ts.
     source: 'ingest-gateway/src/middleware/json-body.ts',

@@ -2,13 +2,16 @@ import type { IncomingMessage } from 'node:http';
 import { AppError, checkUtf8, invalidArgument } from '@dynamic-events/proto';
 import { isClientFault } from '../client-faults.js';
 import type { GatewayMiddleware } from '../context.js';
+import { CUT_MIN_CHARS, cutImage, isCutAt, type CutImage } from '../image-cut.js';
 import { readBodyBytes } from './body-bytes.js';
 
-/** A request body read as JSON: the object, and the text it was parsed from. */
+/** A request body read as JSON: the object, the bytes it was parsed from, and a lifted image. */
 export interface JsonBody {
-  /** The body as received (decoded UTF-8 text): what an Idempotency-Key's fingerprint is taken of. */
-  text: string;
+  /** The body as received (after decompression): what an Idempotency-Key's fingerprint is taken of. */
+  bytes: Buffer;
   body: Record<string, unknown>;
+  /** Set when the base64_image value was decoded from the bytes (image-cut.ts): `body` holds its marker. */
+  image?: CutImage;
 }
 
 /** Limits of a JSON request body. */
@@ -16,6 +19,8 @@ export interface JsonBodyOptions {
   maxBodyBytes: number;
   maxDepth: number;
   maxValues: number;
+  /** A base64_image value decoding to more than this is never lifted out (it gets its 413 later). */
+  maxImageBytes: number;
 }
 
 /**
@@ -23,7 +28,8 @@ export interface JsonBodyOptions {
  * The bytes are checked before they are decoded (invalid UTF-8 would otherwise become U+FFFD and
  * merge identities): isUtf8 is one native pass over the buffer with no allocation, well under the
  * cost of the JSON.parse that follows. JSON.parse stores `__proto__` keys as own data properties,
- * so they never reach a prototype.
+ * so they never reach a prototype. A large base64_image is decoded from the bytes instead of being
+ * parsed as text when it can be (image-cut.ts); the outcome is the same either way.
  */
 export async function readJsonBody(req: IncomingMessage, options: JsonBodyOptions): Promise<JsonBody> {
   assertJsonContentType(req.headers['content-type'] ?? '');
@@ -34,18 +40,23 @@ export async function readJsonBody(req: IncomingMessage, options: JsonBodyOption
     throw bodyReadError(err, options.maxBodyBytes, (req.headers['content-encoding'] ?? '').trim().toLowerCase());
   }
   checkUtf8(bytes);
-  const text = bytes.toString('utf8');
-  // A leading byte-order mark is not part of the JSON (the former text decoder dropped it too).
-  // No body at all (Content-Length: 0) is not valid JSON either.
-  return { text, body: parseJsonObject(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, options) };
+  const cut = bytes.length > CUT_MIN_CHARS ? cutImage(bytes, options.maxImageBytes) : undefined;
+  if (cut !== undefined) {
+    const body = parseJsonText(cut.text, options);
+    if (isCutAt(body, cut.image)) return { bytes, body, image: cut.image };
+  }
+  return { bytes, body: parseJsonText(bytes.toString('utf8'), options) };
 }
 
-/** A body reader (readJsonBody with its limits) as Koa middleware: into ctx.state.body and bodyText. */
+/** A leading byte-order mark is not part of the JSON; no body at all (Content-Length: 0) is not JSON either. */
+function parseJsonText(text: string, options: JsonBodyOptions): Record<string, unknown> {
+  return parseJsonObject(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, options);
+}
+
+/** A body reader (readJsonBody with its limits) as Koa middleware: into ctx.state.json. */
 export function jsonBody(read: (req: IncomingMessage) => Promise<JsonBody>): GatewayMiddleware {
   return async (ctx, next) => {
-    const { text, body } = await read(ctx.req);
-    ctx.state.bodyText = text;
-    ctx.state.body = body;
+    ctx.state.json = await read(ctx.req);
     return next();
   };
 }

@@ -57,7 +57,7 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
   // The image is stored before the event is recorded (the event carries its URL): an identity
   // conflict must be refused before, so that its 409 stores nothing.
   const identity = createIdentityGuard(deps.registry);
-  const bodyOptions = { maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues };
+  const bodyOptions = { maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues, maxImageBytes: deps.maxImageBytes };
 
   return {
     path: `${deps.base}/dynamic-events`,
@@ -65,7 +65,7 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
     budget: createBodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes }),
     readBody: (req) => readJsonBody(req, bodyOptions),
     async record(req, body, requestId) {
-      const idempotency = readIdempotencyKey(req, body.text);
+      const idempotency = readIdempotencyKey(req, body.bytes);
       const { input: checked, base64Image } = validator.validate(body.body);
       const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
       // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
@@ -74,7 +74,9 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
       const call: CallOptions = { requestId, gone: { get aborted() { return socket.destroyed; } } };
       let event: EventInput = input;
       if (base64Image !== undefined) {
-        const bytes = decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
+        // Lifted from the raw body and decoded there (image-cut.ts), or decoded from the parsed text.
+        const cut = body.image;
+        const bytes = cut !== undefined && base64Image === cut.marker ? cut.bytes : decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
         await identity.check(input, call);
         const url = mediaUrl(deps.publicBaseUrl, deps.base, await storeImage(deps.media, bytes, call));
         event = { ...input, images: [...input.images, url] };
@@ -91,7 +93,9 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
 export function dynamicEventRoutes(router: Router<GatewayState>, post: DynamicEventPost): void {
   const body = jsonBody(post.readBody);
   router.post(post.path, bearerAuth(post.authenticate), bodyBudget(post.budget), body, async (ctx) => {
-    ctx.body = await post.record(ctx.req, { text: ctx.state.bodyText ?? '', body: ctx.state.body ?? {} }, ctx.state.requestId);
+    const json = ctx.state.json;
+    if (json === undefined) throw new Error('the json-body middleware did not run');
+    ctx.body = await post.record(ctx.req, json, ctx.state.requestId);
   });
 }
 
