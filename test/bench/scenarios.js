@@ -1,5 +1,5 @@
-// The scenarios, each measured right after its echo baseline (same bodies, same connections), so the
-// ratio compares two runs a few seconds apart on a machine whose speed drifts.
+// The scenarios, each measured in rounds alternating with its echo baseline (same bodies, same
+// connections), so the ratio compares runs interleaved on a machine whose speed drifts.
 import { DEVICES, firstSightingBodies, steadyBody } from './bodies.js';
 import { countDevices, firstSightingRows } from './database.js';
 import { load } from './load.js';
@@ -58,10 +58,30 @@ export async function warmUp(ctx, target, dbUrl) {
   if (!ctx.quick) await load({ ...base, seconds: Math.min(5, ctx.seconds) });
 }
 
-/** Runs the echo with `echoBody`, then the stack with `body`; the result carries both and the ratio. */
+/**
+ * The echo with `echoBody` and the stack with `body`, alternated in rounds (echo, stack, stack,
+ * echo: two rounds of half the time each in full mode, one in quick mode), so a slow minute on a
+ * shared machine slows both sides instead of deciding the ratio. Each side's request counter runs
+ * on across its rounds (first sightings stay new). The result carries both and the ratio.
+ */
 async function paired(ctx, target, { connections, body, echoBody = body, ...extra }) {
-  const echo = await load({ ...echoTarget(ctx.echo, target.headers), connections, seconds: ctx.echoSeconds, body: echoBody });
-  const run = await load({ ...target, connections, seconds: ctx.seconds, body, rss: extra.rss ? target.rss : undefined, ids: extra.ids });
+  const rounds = ctx.quick ? 1 : 2;
+  const sides = {
+    echo: { runs: [], sent: 0, seconds: Math.max(1, Math.round(ctx.echoSeconds / rounds)), settings: { ...echoTarget(ctx.echo, target.headers), body: echoBody } },
+    stack: { runs: [], sent: 0, seconds: Math.max(1, Math.round(ctx.seconds / rounds)), settings: { ...target, body, rss: extra.rss ? target.rss : undefined, ids: extra.ids } },
+  };
+  const measure = async (side) => {
+    const r = await load({ ...side.settings, connections, seconds: side.seconds, from: side.sent });
+    side.sent += r.sent;
+    side.runs.push(r);
+  };
+  for (let round = 0; round < rounds; round++) {
+    const order = round % 2 === 0 ? [sides.echo, sides.stack] : [sides.stack, sides.echo];
+    for (const side of order) await measure(side);
+  }
+  const echo = combine(sides.echo.runs);
+  const run = combine(sides.stack.runs);
+  if (extra.ids) run.ids = sides.stack.runs.flatMap((r) => r.ids);
   return { ...run, base: echo, ratio: run.rps / echo.rps };
 }
 
