@@ -1,0 +1,103 @@
+#!/usr/bin/env node
+/**
+ * `npm run bench:compare -- --before DIR [--after DIR] [--only steady,images] [--rounds 4] [--seconds 6]`
+ *
+ * Interleaved A/B of two built checkouts (before: an older commit in a `git worktree`, built; after:
+ * this one by default): both stacks run at once, each on a fresh database of DATABASE_URL's server
+ * (required, with REDIS_URL if set), and the same load alternates between them, A B B A A B B A...
+ * On a shared machine whose speed drifts from one minute to the next, separate bench runs of before
+ * and after say little; alternating rounds make a slow minute hit both sides. Prints, per scenario,
+ * throughput after/before, p50 and p99, CPU µs per event of every process and max RSS.
+ */
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { DEVICES, firstSightingBodies, imageBodies, steadyBody } from './bodies.js';
+import { createDatabase, dropDatabase } from './database.js';
+import { load } from './load.js';
+import { stackTarget } from './scenarios.js';
+import { checkRoot, startStack } from './stack.js';
+
+const { values: cli } = parseArgs({
+  options: {
+    before: { type: 'string' }, after: { type: 'string', default: fileURLToPath(new URL('../..', import.meta.url)) },
+    only: { type: 'string', default: 'steady,sequential,first,images' }, rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '6' },
+  },
+});
+const server = process.env.DATABASE_URL;
+if (!cli.before || !server) throw new Error('usage: DATABASE_URL=postgres://... npm run bench:compare -- --before DIR [--after DIR]');
+const rounds = Number(cli.rounds);
+const seconds = Number(cli.seconds);
+const runId = `cmp${process.pid}`;
+const images = imageBodies(runId);
+/** Connections and bodies per scenario; first sightings get new names on every run (`from`). */
+const SCENARIOS = {
+  steady: { connections: 64, body: () => steadyBody },
+  sequential: { connections: 1, body: () => steadyBody },
+  first: { connections: 64, body: (side) => firstSightingBodies(`${runId}-${side.label}-`) },
+  images: { connections: 16, body: () => images.body },
+};
+
+async function startSide(label, root) {
+  checkRoot(root);
+  const name = `bench_compare_${label}_${process.pid}`;
+  const url = await createDatabase(server, name);
+  const stack = await startStack(root, { DATABASE_URL: url }, label);
+  const side = { label, root, name, stack, target: stackTarget(stack, true, {}), sent: 0 };
+  // The 1,000 devices the steady bodies name, and a few seconds for JIT and pools.
+  await load({ ...side.target, connections: 64, amount: DEVICES, body: steadyBody });
+  await load({ ...side.target, connections: 64, seconds: 3, body: steadyBody, from: DEVICES });
+  return side;
+}
+
+function summary(runs) {
+  const ok = runs.reduce((n, r) => n + r.ok, 0);
+  const cpu = {};
+  for (const r of runs) for (const [role, us] of Object.entries(r.cpuUs)) cpu[role] = (cpu[role] ?? 0) + us;
+  const rss = {};
+  for (const r of runs) for (const [role, mib] of Object.entries(r.maxRssMiB ?? {})) rss[role] = Math.max(rss[role] ?? 0, Math.round(mib));
+  return {
+    rps: ok / runs.reduce((s, r) => s + r.seconds, 0),
+    p50s: runs.map((r) => r.p50), p99: Math.max(...runs.map((r) => r.p99)), failed: runs.reduce((n, r) => n + r.failed, 0),
+    cpuUsPerEvent: Object.fromEntries(Object.entries(cpu).map(([role, us]) => [role, Math.round(us / ok)])), maxRssMiB: rss,
+  };
+}
+
+async function compare(name, sides) {
+  const { connections, body } = SCENARIOS[name];
+  if (name === 'images') for (const side of sides) await load({ ...side.target, connections, seconds: 2, body: images.body, from: 1e9 });
+  const runs = [[], []];
+  for (let round = 0; round < rounds; round++) {
+    for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
+      const side = sides[i];
+      const r = await load({ ...side.target, connections, seconds, body: body(side), from: side.sent + 1e7 });
+      side.sent += r.sent;
+      runs[i].push(r);
+      console.error(`compare: ${name} ${side.label}: ${r.rps.toFixed(0)}/s, p99 ${r.p99} ms, failed ${r.failed}`);
+    }
+  }
+  const [before, after] = runs.map(summary);
+  return { name, before, after, ratio: after.rps / before.rps };
+}
+
+const sides = [];
+try {
+  sides.push(await startSide('before', resolve(cli.before)), await startSide('after', resolve(cli.after)));
+  const results = [];
+  for (const name of cli.only.split(',')) {
+    if (!SCENARIOS[name]) throw new Error(`--only: unknown scenario ${name} (known: ${Object.keys(SCENARIOS).join(', ')})`);
+    results.push(await compare(name, sides));
+  }
+  console.log(`\nbefore ${resolve(cli.before)}, after ${resolve(cli.after)}; ${rounds} rounds x ${seconds} s alternated per scenario`);
+  for (const { name, before, after, ratio } of results) {
+    console.log(`\n${name}: after/before ${ratio.toFixed(3)} (${before.rps.toFixed(0)} -> ${after.rps.toFixed(0)}/s), failed ${before.failed} / ${after.failed}`);
+    for (const [label, s] of [['before', before], ['after', after]]) {
+      console.log(`  ${label.padEnd(6)} p50 per round ${s.p50s.join(', ')} ms; p99 ${s.p99} ms; CPU us/event ${JSON.stringify(s.cpuUsPerEvent)}; max RSS MiB ${JSON.stringify(s.maxRssMiB)}`);
+    }
+  }
+} finally {
+  for (const side of sides) {
+    await side.stack.stop();
+    await dropDatabase(server, side.name);
+  }
+}
