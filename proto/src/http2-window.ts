@@ -11,10 +11,16 @@ import type { Server } from '@grpc/grpc-js';
  */
 export const HTTP2_STREAM_WINDOW_BYTES = 1024 * 1024;
 export const HTTP2_CONNECTION_WINDOW_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest DATA frame a peer may send us. HTTP/2's default, 16 KiB, cut a 117 KiB image into eight
+ * frames, each a header, a callback and a chunk on both sides; interleaved A/B under image load:
+ * 1.06-1.18 x images per second, gateway CPU per image down 6-17 %.
+ */
+export const HTTP2_MAX_FRAME_BYTES = 1024 * 1024;
 
-/** Announces the windows to each peer as its session starts. */
+/** Announces the windows and the frame size to each peer as its session starts. */
 function widenSession(session: ServerHttp2Session): void {
-  session.settings({ initialWindowSize: HTTP2_STREAM_WINDOW_BYTES });
+  session.settings({ initialWindowSize: HTTP2_STREAM_WINDOW_BYTES, maxFrameSize: HTTP2_MAX_FRAME_BYTES });
   // The connection window is not a setting: it grows by a WINDOW_UPDATE once the session is up.
   const widen = () => {
     if (!session.destroyed) session.setLocalWindowSize(HTTP2_CONNECTION_WINDOW_BYTES);
