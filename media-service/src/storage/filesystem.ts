@@ -1,37 +1,30 @@
 import { randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { access, mkdir, open, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { access, mkdir, open, type FileHandle } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import { contentTypeOfKey, isImageKey } from '../domain/image-key.js';
+import { nodeFileOps, type FileOps } from './file-ops.js';
 import { CHUNK_BYTES, type ImageStorage } from './types.js';
 
 /** Options of the filesystem store. */
 export interface FilesystemStorageOptions {
   /** Root directory of the images, e.g. `${DATA_DIR}/media`; created when missing. */
   dir: string;
+  /** The write path's file-system calls; tests wrap the real ones. */
+  fileOps?: FileOps;
 }
 
 function isMissing(err: unknown): boolean {
   return (err as NodeJS.ErrnoException).code === 'ENOENT';
 }
 
-async function exists(path: string): Promise<boolean> {
-  try {
-    await stat(path);
-    return true;
-  } catch (err) {
-    if (isMissing(err)) return false;
-    throw err;
-  }
-}
-
 /** Makes a directory entry (a rename, a new subdirectory) durable, not only a file's contents. */
-async function syncDirectory(dir: string): Promise<void> {
-  const handle = await open(dir, 'r');
+async function syncDirectory(ops: FileOps, dir: string): Promise<void> {
+  const fd = await ops.openDirectory(dir);
   try {
-    await handle.sync();
+    await ops.fsync(fd);
   } finally {
-    await handle.close();
+    await ops.close(fd);
   }
 }
 
@@ -40,13 +33,13 @@ async function syncDirectory(dir: string): Promise<void> {
  * parents synced, so the new entry is durable): a put then costs no mkdir. At most 256 entries. A
  * directory removed behind our back is noticed by the ENOENT of the next open and made again.
  */
-function createTempFiles(): (dir: string, temp: string) => Promise<FileHandle> {
+function createTempFiles(ops: FileOps): (dir: string, temp: string) => Promise<number> {
   const knownDirs = new Set<string>();
 
   async function ensureDirectory(dir: string): Promise<void> {
     const first = await mkdir(dir, { recursive: true });
     if (first !== undefined) {
-      for (let made = dir; made.length >= first.length; made = dirname(made)) await syncDirectory(dirname(made));
+      for (let made = dir; made.length >= first.length; made = dirname(made)) await syncDirectory(ops, dirname(made));
     }
     knownDirs.add(dir);
   }
@@ -54,34 +47,44 @@ function createTempFiles(): (dir: string, temp: string) => Promise<FileHandle> {
   return async (dir, temp) => {
     if (!knownDirs.has(dir)) await ensureDirectory(dir);
     try {
-      return await open(temp, 'wx', 0o644);
+      return await ops.createExclusive(temp);
     } catch (err) {
       if (!isMissing(err)) throw err;
       knownDirs.delete(dir);
       await ensureDirectory(dir);
-      return open(temp, 'wx', 0o644);
+      return ops.createExclusive(temp);
     }
   };
 }
 
-/** Writes `bytes` durably at `target` through a temporary file in `dir`; a crash leaves no half image. */
-async function writeDurably(openTemp: ReturnType<typeof createTempFiles>, dir: string, target: string, bytes: Uint8Array): Promise<void> {
-  const temp = join(dir, `.${target.slice(dir.length + 1)}.${randomBytes(6).toString('hex')}.tmp`);
-  const handle = await openTemp(dir, temp);
+/**
+ * Writes `bytes` durably at `target` through the temporary file `temp` in `dir`: the file's bytes
+ * are fsynced before the rename (a crash never leaves a half image under the key), the directory
+ * after it, before the put resolves (a crash never loses an acknowledged image). On any failure
+ * the temporary file goes and the target is left as it was.
+ */
+async function writeDurably(ops: FileOps, openTemp: ReturnType<typeof createTempFiles>, paths: { dir: string; temp: string; target: string }, bytes: Uint8Array): Promise<void> {
+  const { dir, temp, target } = paths;
+  const fd = await openTemp(dir, temp);
   try {
     try {
-      await handle.writeFile(bytes);
-      await handle.sync();
+      for (let written = 0; written < bytes.length; ) {
+        const count = await ops.write(fd, bytes, written);
+        // A regular file takes at least one byte or fails; never spin on a write that took none.
+        if (count === 0) throw new Error(`writing ${temp} made no progress`);
+        written += count;
+      }
+      await ops.fsync(fd);
     } finally {
-      await handle.close();
+      await ops.close(fd);
     }
     // Two concurrent writers of one key rename identical bytes over each other: harmless.
-    await rename(temp, target);
+    await ops.rename(temp, target);
   } catch (err) {
-    await rm(temp, { force: true });
+    await ops.remove(temp);
     throw err;
   }
-  await syncDirectory(dir);
+  await syncDirectory(ops, dir);
 }
 
 /**
@@ -94,7 +97,11 @@ async function writeDurably(openTemp: ReturnType<typeof createTempFiles>, dir: s
  */
 export function createFilesystemStorage(options: FilesystemStorageOptions): ImageStorage {
   const root = resolve(options.dir);
-  const openTemp = createTempFiles();
+  const ops = options.fileOps ?? nodeFileOps;
+  const openTemp = createTempFiles(ops);
+  // Temporary names: unique per process (random) and per put (a counter), no random bytes per put.
+  const tempPrefix = randomBytes(6).toString('hex');
+  let tempCount = 0;
 
   function pathOf(key: string): string {
     // Second guard after the domain's check: only a generated key may become a path.
@@ -122,8 +129,10 @@ export function createFilesystemStorage(options: FilesystemStorageOptions): Imag
 
     async put(key, bytes) {
       const target = pathOf(key);
-      if (await exists(target)) return false;
-      await writeDurably(openTemp, dirname(target), target, bytes);
+      if (await ops.exists(target)) return false;
+      const dir = dirname(target);
+      const temp = join(dir, `.${key}.${tempPrefix}-${(tempCount++).toString(36)}.tmp`);
+      await writeDurably(ops, openTemp, { dir, temp, target }, bytes);
       return true;
     },
 
