@@ -87,7 +87,7 @@ function notes(report) {
 export function printReport(report) {
   const { meta, scenarios } = report;
   console.log(`\nPOST /dynamic-events: ${meta.root}${meta.commit ? ` (${meta.commit})` : ''}; ${meta.backend}; ${meta.seconds} s per scenario (echo ${meta.echoSeconds} s)`);
-  console.log('base = node:http JSON echo with the same bodies and connections, measured just before (scale: steady on the empty database, alternated with it in rounds);');
+  console.log('base = node:http JSON echo with the same bodies and connections, alternated with the stack in rounds (scale: steady on the empty database, alternated likewise);');
   console.log(`every goal also needs 0 failed requests${meta.quick ? '; --quick: no performance goals, only failures and duplicates' : ''}\n`);
   if (Object.keys(scenarios).length > 0) {
     console.log(mainTable(scenarios, meta.quick));

@@ -3,7 +3,7 @@
  * `npm run bench [-- --quick] [-- --root DIR] [-- --only steady,images] [-- --json FILE] [-- --check]`
  *
  * POST /dynamic-events through the whole stack, started as `npm start` starts it, against a node:http
- * JSON echo measured just before with the same load tool, bodies and connections: the machine is
+ * JSON echo alternated with it in rounds, with the same load tool, bodies and connections: the machine is
  * small and shared, so ratios say more than absolute figures. With DATABASE_URL the stack runs on
  * a fresh database of that server (dropped at the end), and the scale scenario on a cached
  * 10 M-event database; without it, on the embedded defaults (no scale scenario).
