@@ -15,6 +15,7 @@ const MAX = 1024 * 1024;
 const OPTIONS = { maxBodyBytes: 4 * MAX, maxDepth: 32, maxValues: 4096, maxImageBytes: MAX };
 const IMAGE = Buffer.from(Array.from({ length: 100_001 }, (_, i) => (i * 7919) % 256));
 const ENCODED = IMAGE.toString('base64'); // 133,336 characters, one '=' of padding
+const UNPADDED = IMAGE.subarray(0, 99_999).toString('base64'); // no padding: no trailing-bits check either
 
 /** The ordinary path's verdict for a value: its bytes, or undefined when it refuses it. */
 function ordinary(value: string, max = MAX): Buffer | undefined {
@@ -52,6 +53,8 @@ describe('decodeStrictBase64Bytes', () => {
     ['canonical', ENCODED],
     ['with a data URL prefix', `data:image/png;base64,${ENCODED}`],
     ['a bad character', `${ENCODED.slice(0, 70_000)}*${ENCODED.slice(70_001)}`],
+    ['a bad character, no padding', `${UNPADDED.slice(0, 70_000)}*${UNPADDED.slice(70_001)}`],
+    ['a space, no padding', `${UNPADDED.slice(0, 100)} ${UNPADDED.slice(101)}`],
     ['URL-safe characters', ENCODED.replace(/\+/g, '-')],
     ['a newline', `${ENCODED.slice(0, 4)}\n${ENCODED.slice(5)}`],
     ['one character short', ENCODED.slice(1)],
@@ -95,10 +98,12 @@ describe('readJsonBody with a large base64_image', () => {
     ['escaped slashes (as PHP sends them)', bodyWith(JSON.stringify(ENCODED).replace(/\//g, '\\/')), false],
     ['a damaged value', bodyWith(JSON.stringify(`${ENCODED.slice(0, 500)}!${ENCODED.slice(501)}`)), false],
     ['a later duplicate key', bodyWith(JSON.stringify(ENCODED), (props) => `${props},"base64_image":"QUJD"`), false],
+    ['a later empty duplicate (the marker must be unguessable)', bodyWith(JSON.stringify(ENCODED), (props) => `${props},"base64_image":""`), false],
     ['the key first seen at the top level', Buffer.from(`{"base64_image":${JSON.stringify(ENCODED)},${bodyWith(JSON.stringify(ENCODED)).toString().slice(1)}`), false],
     ['a key that only ends in base64_image', bodyWith(`"QUJD","x\\"base64_image":${JSON.stringify(ENCODED)}`), false],
     ['a short value', bodyWith(JSON.stringify(ENCODED.slice(0, CUT_MIN_CHARS - 4))), false],
-    ['whitespace around the colon', Buffer.from(bodyWith(JSON.stringify(ENCODED)).toString().replace('"base64_image":', '"base64_image" :\n\t')), true],
+    ['a value of exactly the cut size', bodyWith(JSON.stringify(ENCODED.slice(0, CUT_MIN_CHARS))), true],
+    ['whitespace around the colon', Buffer.from(bodyWith(JSON.stringify(ENCODED)).toString().replace('"base64_image":', '"base64_image" :\r\n\t ')), true],
   ])('%s: the same body and image as parsing it whole', async (_name, bytes, lifted) => {
     const json = await read(bytes);
     expect(json.image !== undefined).toBe(lifted);
@@ -106,6 +111,22 @@ describe('readJsonBody with a large base64_image', () => {
     const value = (whole.event as Record<string, Record<string, Record<string, string>>>).event_data!.event_additional_properties!.base64_image!;
     expect(same(decoded(json), ordinary(value))).toBe(true);
     if (json.image === undefined) expect(json.body).toEqual(whole);
+  });
+
+  it.each([
+    ['no event', `{"base64_image":${JSON.stringify(ENCODED)}}`],
+    ['an event that is not an object', `{"event":"x","base64_image":${JSON.stringify(ENCODED)}}`],
+    ['event_data that is not an object', `{"event":{"event_data":"x"},"base64_image":${JSON.stringify(ENCODED)}}`],
+    ['properties that are not an object', `{"event":{"event_data":{"event_additional_properties":5}},"base64_image":${JSON.stringify(ENCODED)}}`],
+    ['a null event', `{"event":null,"base64_image":${JSON.stringify(ENCODED)}}`],
+    ['null event_data', `{"event":{"event_data":null},"base64_image":${JSON.stringify(ENCODED)}}`],
+    ['null properties', `{"event":{"event_data":{"event_additional_properties":null}},"base64_image":${JSON.stringify(ENCODED)}}`],
+    ['properties without base64_image', `{"event":{"event_data":{"event_additional_properties":{}}},"base64_image":${JSON.stringify(ENCODED)}}`],
+  ])('the marker anywhere else (%s): nothing lifted, the body parsed whole', async (_name, text) => {
+    expect(cutImage(Buffer.from(text), MAX)).toBeDefined();
+    const json = await read(Buffer.from(text));
+    expect(json.image).toBeUndefined();
+    expect(json.body).toEqual(JSON.parse(text));
   });
 
   it('leaves invalid JSON invalid: a control character in the value is not lifted', async () => {
