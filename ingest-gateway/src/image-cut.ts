@@ -2,13 +2,6 @@ import { randomBytes } from 'node:crypto';
 import { BASE64_IMAGE_KEY } from '@dynamic-events/proto';
 import { decodeStrictBase64Bytes } from './base64.js';
 
-/** An image lifted out of a request body before parsing: the marker left in its place, and its bytes. */
-export interface CutImage {
-  marker: string;
-  /** The decoded image (strict Base64 already checked). */
-  bytes: Buffer;
-}
-
 /** Values shorter than this stay in the text: their strings are ordinary young allocations. */
 export const CUT_MIN_CHARS = 64 * 1024;
 
@@ -28,7 +21,7 @@ const isJsonSpace = (byte: number | undefined): boolean => byte === 0x20 || byte
  * answers undefined and the body is parsed whole, as before. The caller must check that the marker
  * landed where base64_image belongs (`isCutAt`) and parse the whole body otherwise.
  */
-export function cutImage(body: Buffer, maxImageBytes: number): { text: string; image: CutImage } | undefined {
+export function cutImage(body: Buffer, maxImageBytes: number): { text: string; image: Buffer } | undefined {
   const key = body.indexOf(KEY);
   if (key === -1) return undefined;
   let at = key + KEY.length;
@@ -42,16 +35,16 @@ export function cutImage(body: Buffer, maxImageBytes: number): { text: string; i
   const bytes = decodeStrictBase64Bytes(body.subarray(start, end), maxImageBytes);
   if (bytes === undefined) return undefined;
   // Both cuts sit next to an ASCII quote, so each side is whole UTF-8.
-  return { text: `${body.toString('utf8', 0, start)}${MARKER}${body.toString('utf8', end)}`, image: { marker: MARKER, bytes } };
+  return { text: `${body.toString('utf8', 0, start)}${MARKER}${body.toString('utf8', end)}`, image: bytes };
+}
+
+/** `value[key]` when `value` is an object that owns `key` (JSON.parse makes only plain data objects). */
+function ownMember(value: unknown, key: string): unknown {
+  return typeof value === 'object' && value !== null && Object.hasOwn(value, key) ? (value as Record<string, unknown>)[key] : undefined;
 }
 
 /** True when the parsed body holds the marker as its event's base64_image, the one place it may stand. */
-export function isCutAt(parsed: Record<string, unknown>, image: CutImage): boolean {
-  const event = parsed.event;
-  if (typeof event !== 'object' || event === null || !Object.hasOwn(event, 'event_data')) return false;
-  const data = (event as { event_data: unknown }).event_data;
-  if (typeof data !== 'object' || data === null || !Object.hasOwn(data, 'event_additional_properties')) return false;
-  const properties = (data as { event_additional_properties: unknown }).event_additional_properties;
-  if (typeof properties !== 'object' || properties === null || !Object.hasOwn(properties, BASE64_IMAGE_KEY)) return false;
-  return (properties as Record<string, unknown>)[BASE64_IMAGE_KEY] === image.marker;
+export function isCutAt(parsed: Record<string, unknown>): boolean {
+  const properties = ownMember(ownMember(parsed.event, 'event_data'), 'event_additional_properties');
+  return ownMember(properties, BASE64_IMAGE_KEY) === MARKER;
 }

@@ -2,7 +2,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError, checkUtf8, invalidArgument } from '@dynamic-events/proto';
 import { isClientFault } from '../client-faults.js';
 import type { GatewayMiddleware } from '../context.js';
-import { CUT_MIN_CHARS, cutImage, isCutAt, type CutImage } from '../image-cut.js';
+import { CUT_MIN_CHARS, cutImage, isCutAt } from '../image-cut.js';
 import { readBodyBytes } from './body-bytes.js';
 
 /** A request body read as JSON: the object, the bytes it was parsed from, and a lifted image. */
@@ -10,8 +10,8 @@ export interface JsonBody {
   /** The body as received (after decompression): what an Idempotency-Key's fingerprint is taken of. */
   bytes: Buffer;
   body: Record<string, unknown>;
-  /** Set when the base64_image value was decoded from the bytes (image-cut.ts): `body` holds its marker. */
-  image?: CutImage;
+  /** The decoded base64_image when it was lifted from the bytes (image-cut.ts); `body` then holds a marker there. */
+  image?: Buffer;
 }
 
 /** Limits of a JSON request body. */
@@ -43,7 +43,7 @@ export async function readJsonBody(req: IncomingMessage, options: JsonBodyOption
   const cut = bytes.length > CUT_MIN_CHARS ? cutImage(bytes, options.maxImageBytes) : undefined;
   if (cut !== undefined) {
     const body = parseJsonText(cut.text, options);
-    if (isCutAt(body, cut.image)) return { bytes, body, image: cut.image };
+    if (isCutAt(body)) return { bytes, body, image: cut.image };
   }
   return { bytes, body: parseJsonText(bytes.toString('utf8'), options) };
 }

@@ -75,8 +75,7 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
       let event: EventInput = input;
       if (base64Image !== undefined) {
         // Lifted from the raw body and decoded there (image-cut.ts), or decoded from the parsed text.
-        const cut = body.image;
-        const bytes = cut !== undefined && base64Image === cut.marker ? cut.bytes : decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
+        const bytes = body.image ?? decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
         await identity.check(input, call);
         const url = mediaUrl(deps.publicBaseUrl, deps.base, await storeImage(deps.media, bytes, call));
         event = { ...input, images: [...input.images, url] };
