@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { DEVICES, firstSightingBodies, imageBodies, steadyBody } from './bodies.js';
 import { createDatabase, dropDatabase } from './database.js';
 import { load } from './load.js';
-import { stackTarget } from './scenarios.js';
+import { combine, stackTarget } from './scenarios.js';
 import { checkRoot, startStack } from './stack.js';
 
 const { values: cli } = parseArgs({
@@ -50,17 +50,9 @@ async function startSide(label, root) {
   return side;
 }
 
+/** A side's rounds as one (scenarios.js's combine), keeping each round's p50. */
 function summary(runs) {
-  const ok = runs.reduce((n, r) => n + r.ok, 0);
-  const cpu = {};
-  for (const r of runs) for (const [role, us] of Object.entries(r.cpuUs)) cpu[role] = (cpu[role] ?? 0) + us;
-  const rss = {};
-  for (const r of runs) for (const [role, mib] of Object.entries(r.maxRssMiB ?? {})) rss[role] = Math.max(rss[role] ?? 0, Math.round(mib));
-  return {
-    rps: ok / runs.reduce((s, r) => s + r.seconds, 0),
-    p50s: runs.map((r) => r.p50), p99: Math.max(...runs.map((r) => r.p99)), failed: runs.reduce((n, r) => n + r.failed, 0),
-    cpuUsPerEvent: Object.fromEntries(Object.entries(cpu).map(([role, us]) => [role, Math.round(us / ok)])), maxRssMiB: rss,
-  };
+  return { ...combine(runs), p50s: runs.map((r) => r.p50) };
 }
 
 async function compare(name, sides) {
@@ -92,7 +84,7 @@ try {
   for (const { name, before, after, ratio } of results) {
     console.log(`\n${name}: after/before ${ratio.toFixed(3)} (${before.rps.toFixed(0)} -> ${after.rps.toFixed(0)}/s), failed ${before.failed} / ${after.failed}`);
     for (const [label, s] of [['before', before], ['after', after]]) {
-      console.log(`  ${label.padEnd(6)} p50 per round ${s.p50s.join(', ')} ms; p99 ${s.p99} ms; CPU us/event ${JSON.stringify(s.cpuUsPerEvent)}; max RSS MiB ${JSON.stringify(s.maxRssMiB)}`);
+      console.log(`  ${label.padEnd(6)} p50 per round ${s.p50s.join(', ')} ms; p99 ${s.p99} ms; CPU us/event ${JSON.stringify(s.cpuUsPerEvent)}; max RSS MiB ${JSON.stringify(s.maxRssMiB, (_k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
     }
   }
 } finally {

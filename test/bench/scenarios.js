@@ -134,7 +134,7 @@ export async function imagesScenario(ctx, target, images) {
 }
 
 /** Several load runs of one target as one: sums, the median round's p50, the worst p99, the largest RSS. */
-function combine(runs) {
+export function combine(runs) {
   const sum = (key) => runs.reduce((total, r) => total + r[key], 0);
   const roles = Object.keys(runs[0].cpuUs);
   const cpuUs = Object.fromEntries(roles.map((role) => [role, runs.reduce((total, r) => total + (r.cpuUs[role] ?? 0), 0)]));
