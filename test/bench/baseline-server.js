@@ -2,6 +2,18 @@
 // body, parse the JSON, answer a small JSON). Product figures are reported as ratios against it.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
+import { constants, PerformanceObserver } from 'node:perf_hooks';
+
+// GCs counted as our services' prom-client counts them (gc.js), asked for over IPC by the bench;
+// the observer runs once per GC, never per request.
+const gc = { major: 0, pauseMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    gc.pauseMs += entry.duration;
+    if (entry.detail?.kind === constants.NODE_PERFORMANCE_GC_MAJOR) gc.major += 1;
+  }
+}).observe({ entryTypes: ['gc'] });
+process.on('message', (message) => message === 'gc' && process.send?.({ gc }));
 
 const server = createServer((req, res) => {
   const chunks = [];

@@ -15,6 +15,7 @@ import { parseArgs } from 'node:util';
 import { DEVICES, firstSightingBodies, imageBodies, steadyBody } from './bodies.js';
 import { createDatabase, dropDatabase } from './database.js';
 import { load } from './load.js';
+import { gcPerThousand } from './gc.js';
 import { combine, stackTarget } from './scenarios.js';
 import { checkRoot, startStack } from './stack.js';
 
@@ -85,6 +86,7 @@ try {
     console.log(`\n${name}: after/before ${ratio.toFixed(3)} (${before.rps.toFixed(0)} -> ${after.rps.toFixed(0)}/s), failed ${before.failed} / ${after.failed}`);
     for (const [label, s] of [['before', before], ['after', after]]) {
       console.log(`  ${label.padEnd(6)} p50 per round ${s.p50s.join(', ')} ms; p99 ${s.p99} ms; CPU us/event ${JSON.stringify(s.cpuUsPerEvent)}; max RSS MiB ${JSON.stringify(s.maxRssMiB, (_k, v) => (typeof v === 'number' ? Math.round(v) : v))}`);
+      console.log(`         per 1,000 events, major GCs and GC pause ms ${JSON.stringify(gcPerThousand(s.gc, s.ok))}`);
     }
   }
 } finally {

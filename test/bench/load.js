@@ -2,6 +2,7 @@
 // histogram: autocannon's rounds to whole ms, too coarse for one connection), failures with their
 // first distinct answers, and CPU µs per 2xx answer of every process involved (/proc and cpuUsage).
 import autocannon from 'autocannon';
+import { gcDelta } from './gc.js';
 import { cpuDelta, cpuSnapshot, sampleRss } from './processes.js';
 
 const MAX_SAMPLES = 5;
@@ -31,9 +32,9 @@ const idOf = (body) => /"id":"([0-9a-f-]{36})"/.exec(body)?.[1];
  * Runs `connections` connections for `seconds` (or `amount` requests); body(n) gives request n's
  * body (n counts from `from`). `roles()` lists pids per role for the CPU figures; `rss` ({role: pid})
  * is sampled every 500 ms; `ids` keeps the event ids of the 2xx answers. With `path(n)` instead of
- * `body`, request n is a GET of that path.
+ * `body`, request n is a GET of that path. `gc()` reads the processes' GC figures (gc.js), before and after.
  */
-export async function load({ url, headers = {}, connections, seconds, amount, body, path, from = 0, roles, rss, ids = false }) {
+export async function load({ url, headers = {}, connections, seconds, amount, body, path, from = 0, roles, rss, gc, ids = false }) {
   let next = from;
   const latencies = [];
   const failures = failureLog();
@@ -51,6 +52,7 @@ export async function load({ url, headers = {}, connections, seconds, amount, bo
     ...(amount ? { amount } : { duration: seconds }),
   };
   const memory = rss ? sampleRss(rss) : undefined;
+  const gcBefore = await gc?.();
   const before = cpuSnapshot(roles);
   const tool = process.cpuUsage();
   const tracker = autocannon(options);
@@ -58,6 +60,7 @@ export async function load({ url, headers = {}, connections, seconds, amount, bo
   const result = await tracker;
   const used = process.cpuUsage(tool);
   const cpu = { load: used.user + used.system, ...cpuDelta(before, cpuSnapshot(roles)) };
+  const gcUsed = gcDelta(gcBefore, await gc?.());
   const maxRss = memory?.stop();
   latencies.sort((a, b) => a - b);
   const ok = result['2xx'];
@@ -79,6 +82,7 @@ export async function load({ url, headers = {}, connections, seconds, amount, bo
     cpuUsPerEvent: perEvent,
     cpuUs: cpu,
     maxRssMiB: maxRss,
+    gc: gcUsed,
     ids: answeredIds,
   };
 }

@@ -1,6 +1,7 @@
-// Prints the run's figures as three tables (throughput and latency with goals, CPU µs per event per
-// process, max RSS per service) and writes them as JSON.
+// Prints the run's figures as tables (throughput and latency with goals, CPU µs per event per
+// process, GCs per event per process, max RSS per service) and writes them as JSON.
 import { writeFileSync } from 'node:fs';
+import { gcPerThousand } from './gc.js';
 import { GOALS, verdict } from './scenarios.js';
 
 const TITLES = {
@@ -45,6 +46,22 @@ function cpuTable(scenarios) {
     row(TITLES[name], r.cpuUsPerEvent);
   }
   return table(['CPU us per 2xx event', ...CPU_COLUMNS.map(([, title]) => title), 'total'], rows);
+}
+
+/** Major GCs and GC pause ms per 1,000 events, per process: which runs a full-GC cycle slowed (gc.js). */
+function gcTable(scenarios) {
+  const rows = [];
+  const cell = (per) => (per ? `${num(per.major, 1)} / ${num(per.pauseMs)}` : '-');
+  const row = (title, r) => {
+    const per = gcPerThousand(r.gc, r.ok) ?? {};
+    rows.push([title, cell(per.echo ?? per.gateway), cell(per.registry), cell(per.media)]);
+  };
+  for (const [name, r] of Object.entries(scenarios)) {
+    if (!r.gc) continue;
+    if (r.base?.gc) row(name === 'scale' ? 'steady, empty database (interleaved)' : name === 'watch' ? 'steady without watchers' : `echo for ${name} (${r.connections} conns)`, r.base);
+    row(TITLES[name], r);
+  }
+  return table(['per 1,000 events: major GCs / GC pause ms', 'echo/gateway', 'registry', 'media'], rows);
 }
 
 /** Max RSS per service across the sampled scenarios, and whether each stays under the goal. */
@@ -92,6 +109,7 @@ export function printReport(report) {
   if (Object.keys(scenarios).length > 0) {
     console.log(mainTable(scenarios, meta.quick));
     console.log(`\n${cpuTable(scenarios)}`);
+    if (Object.values(scenarios).some((r) => r.gc)) console.log(`\n${gcTable(scenarios)}`);
     if (Object.values(scenarios).some((r) => r.maxRssMiB)) console.log(`\n${memoryTable(scenarios, meta.quick)}`);
   }
   const extra = notes(report);

@@ -2,6 +2,7 @@
 // connections), so the ratio compares runs interleaved on a machine whose speed drifts.
 import { DEVICES, firstSightingBodies, steadyBody } from './bodies.js';
 import { countDevices, firstSightingRows } from './database.js';
+import { stackGcReader, sumGc } from './gc.js';
 import { load } from './load.js';
 import { postgresPids } from './processes.js';
 
@@ -33,11 +34,11 @@ export function verdict(name, r) {
 export function stackTarget(stack, sharedPostgres, headers) {
   const { gateway, registry, media } = stack.services;
   const roles = () => ({ gateway: [gateway], registry: [registry], media: [media], postgres: postgresPids(registry, sharedPostgres) });
-  return { url: stack.url, headers, roles, rss: { gateway, registry, media } };
+  return { url: stack.url, headers, roles, rss: { gateway, registry, media }, gc: stackGcReader(stack.metricsUrls) };
 }
 
 export function echoTarget(echo, headers) {
-  return { url: echo.url, headers, roles: () => ({ echo: [echo.pid] }) };
+  return { url: echo.url, headers, roles: () => ({ echo: [echo.pid] }), gc: echo.gc };
 }
 
 /**
@@ -146,6 +147,7 @@ export function combine(runs) {
     seconds: sum('seconds'), ok, rps: ok / sum('seconds'), failed: sum('failed'), non2xx: sum('non2xx'), errors: sum('errors'), timeouts: sum('timeouts'),
     sent: sum('sent'), unanswered: sum('unanswered'), p50: p50s[Math.floor(p50s.length / 2)], p99: Math.max(...runs.map((r) => r.p99)),
     failures: runs.flatMap((r) => r.failures).slice(0, 5), cpuUs, cpuUsPerEvent: Object.fromEntries(roles.map((role) => [role, ok > 0 ? Math.round(cpuUs[role] / ok) : null])),
+    gc: sumGc(runs.map((r) => r.gc)),
     maxRssMiB: rss.length > 0 ? Object.fromEntries(Object.keys(rss[0]).map((role) => [role, Math.max(...rss.map((m) => m[role] ?? 0))])) : undefined,
   };
 }

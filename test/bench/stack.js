@@ -75,7 +75,8 @@ export async function startStack(root, env, name) {
     await sleep(200);
   }
   const services = stackServices(child.pid);
-  return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, logFile, stop };
+  const metricsUrls = Object.fromEntries(['gateway', 'registry', 'media'].map((role, i) => [role, `http://127.0.0.1:${metrics[i]}/metrics`]));
+  return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, metricsUrls, logFile, stop };
 }
 
 /** SIGTERM to the launcher (it drains the gateway, then the backends); SIGKILL everything after 20 s. */
@@ -105,6 +106,19 @@ export async function startEcho() {
   return {
     pid: child.pid,
     url: `http://127.0.0.1:${port}/`,
+    /** The echo's GC figures ({echo: {major, pauseMs}}), asked over IPC; undefined if it does not answer. */
+    gc: () =>
+      new Promise((resolve) => {
+        const timer = setTimeout(() => done(undefined), 2000);
+        const onMessage = (message) => message?.gc && done({ echo: { ...message.gc } });
+        const done = (value) => {
+          clearTimeout(timer);
+          child.off('message', onMessage);
+          resolve(value);
+        };
+        child.on('message', onMessage);
+        child.send('gc');
+      }),
     async stop() {
       child.kill('SIGTERM');
       if (!(await exited(child, 5_000))) child.kill('SIGKILL');
