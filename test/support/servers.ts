@@ -85,8 +85,26 @@ export function tempDir(label: string): { path: string; remove: () => void } {
   return { path, remove: () => rmSync(path, { recursive: true, force: true }) };
 }
 
-/** A TCP port free right now on loopback (for child processes that must be told their port). */
-export function freePort(): Promise<number> {
+/**
+ * Ports this process has handed out. The kernel may give a just-released port to the next bind(0),
+ * so two calls could return the same port and two services of one stack would then collide on
+ * EADDRINUSE (CI saw exactly that: a gateway's PORT equal to its registry's metrics port).
+ */
+const handedOut = new Set<number>();
+
+/** A TCP port free right now on loopback and not handed out before by this process (for child processes that must be told their port). */
+export async function freePort(): Promise<number> {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await bindAndRelease();
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no fresh free port on 127.0.0.1 after 50 attempts');
+}
+
+function bindAndRelease(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);

@@ -45,7 +45,23 @@ export interface StackOptions {
   command?: 'launcher' | 'npm-start';
 }
 
+/**
+ * Starts a stack, retrying (up to three times, on new ports) only when a port this harness picked was
+ * taken meanwhile by another test worker: between picking a free port and the child binding it, any
+ * process may bind it. A port the test sets itself stays strict: its EADDRINUSE is the answer.
+ */
 export async function startStack(options: StackOptions): Promise<Stack> {
+  const testSetAPort = Object.keys(options.env ?? {}).some((name) => name.endsWith('PORT'));
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startStackOnce(options);
+    } catch (err) {
+      if (attempt >= 3 || testSetAPort || !/EADDRINUSE/.test(String(err))) throw err;
+    }
+  }
+}
+
+async function startStackOnce(options: StackOptions): Promise<Stack> {
   const [port, registryPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
   const metricsPorts = { gateway: await freePort(), registry: await freePort(), media: await freePort() };
   const baseUrl = `http://127.0.0.1:${port}`;
