@@ -19,6 +19,18 @@ function probe(port, host) {
 }
 
 /**
+ * A port the OS picks, other than those already chosen: the kernel may give a just-released port to
+ * the next bind(0), and two services told the same port would collide at start.
+ */
+async function anyFreePort(host, chosen) {
+  for (let attempt = 0; attempt < 20; attempt++) {
+    const port = await probe(0, host);
+    if (port === undefined || !chosen.includes(port)) return port;
+  }
+  return undefined;
+}
+
+/**
  * `wanted`: [{ name, value (the validated port, or undefined when unset), fallback (default port), host }].
  * Returns { ports: { name: port }, moved: [{ name, from, to }] } (moved: defaults that were taken).
  */
@@ -30,7 +42,7 @@ export async function chooseInternalPorts(wanted) {
       ports[name] = value;
       continue;
     }
-    const free = (await probe(fallback, host)) ?? (await probe(0, host));
+    const free = (await probe(fallback, host)) ?? (await anyFreePort(host, Object.values(ports)));
     if (free === undefined) throw new Error(`no free port for ${name} on ${host}`);
     ports[name] = free;
     if (free !== fallback) moved.push({ name, from: fallback, to: free });
