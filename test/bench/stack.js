@@ -11,15 +11,25 @@ import { stackServices } from './processes.js';
 const here = fileURLToPath(new URL('.', import.meta.url));
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** A port nobody listens on right now (the launcher needs six of them). */
-export function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
+/** Ports handed out by this process: the kernel may return a just-released port on the next bind(0). */
+const handedOut = new Set();
+
+/** A port nobody listens on right now and not handed out before by this process (the launcher needs six of them). */
+export async function freePort() {
+  for (let attempt = 0; attempt < 50; attempt++) {
+    const port = await new Promise((resolve, reject) => {
+      const server = createServer().once('error', reject);
+      server.listen(0, '127.0.0.1', () => {
+        const bound = server.address().port;
+        server.close(() => resolve(bound));
+      });
     });
-  });
+    if (!handedOut.has(port)) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error('no fresh free port on 127.0.0.1 after 50 attempts');
 }
 
 /** Resolves with the exit of `child`, or false after `ms`. */
