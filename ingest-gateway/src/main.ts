@@ -2,6 +2,7 @@ import {
   createClientMetricsInterceptor,
   createLogger,
   createMetricsServer,
+  giveBuffersHeadroom,
   hostPort,
   IMAGE_ENVELOPE_BYTES,
   LIMITS,
@@ -21,6 +22,9 @@ import { createMetrics } from './metrics.js';
 const MEDIA_STREAM_DEADLINE_MS = 5 * 60_000;
 
 const bootLogger = createLogger('ingest-gateway');
+
+// Request bodies and images in flight would otherwise start a full GC every ~150 ms (see heap-headroom.ts).
+giveBuffersHeadroom();
 
 runMain(bootLogger, async () => {
   const config = loadConfig(process.env);

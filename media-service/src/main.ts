@@ -1,11 +1,14 @@
 /** Entry point: the only file that reads the environment or touches the process. */
-import { createLogger, createMetricsServer, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, giveBuffersHeadroom, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import { loadConfig } from './config.js';
 import { createServer } from './server.js';
 import { createFilesystemStorage } from './storage/filesystem.js';
 import { createS3Storage } from './storage/s3.js';
 
 const SERVICE = 'media-service';
+
+// Image Buffers in flight would otherwise start a full GC every ~150 ms (see heap-headroom.ts).
+giveBuffersHeadroom();
 
 // Until the config is known (a bad LOG_LEVEL included), start-up failures log at the default level.
 runMain(createLogger(SERVICE), async () => {

@@ -25,6 +25,7 @@ export * from './coalescer.js';
 export type { Interceptor } from '@grpc/grpc-js';
 export * from './outage.js';
 export * from './http2-window.js';
+export * from './heap-headroom.js';
 export * from './addresses.js';
 export * from './env-config.js';
 export * from './env-docs.js';
