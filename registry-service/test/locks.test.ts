@@ -105,6 +105,8 @@ describe.skipIf(!up)('Redis locker on a real Redis', () => {
     await redis.del(`${prefix}device:cam`);
   });
 
+  const heldNow = async (keys: string[]) => Promise.all(keys.map(async (k) => (await redis.exists(`${prefix}${k}`)) === 1));
+
   /** The locker with its calls counted, and the entity locks over it. */
   function counted(ttlMs: number) {
     const locker = createRedisLocker({ redis, ttlMs, keyPrefix: prefix });
@@ -117,7 +119,6 @@ describe.skipIf(!up)('Redis locker on a real Redis', () => {
     const metrics = createMetrics(new Registry());
     return { locker, calls, metrics, locks: createEntityLocks({ locker: spied, waitMs: 2000, metrics, logger: silent }) };
   }
-  const heldNow = async (keys: string[]) => Promise.all(keys.map(async (k) => (await redis.exists(`${prefix}${k}`)) === 1));
 
   it('takes a batch of free keys in one pipelined round trip, holds them all during the work, then releases them', async () => {
     const { calls, metrics, locks } = counted(5000);
@@ -143,6 +144,52 @@ describe.skipIf(!up)('Redis locker on a real Redis', () => {
     expect(await counterValue(metrics, 'acquired')).toBe(2);
     expect(await counterValue(metrics, 'contended')).toBe(1);
     expect(await heldNow(['object:mid-a', 'object:mid-b', 'object:mid-c'])).toEqual([false, false, false]);
+  });
+});
+
+describe.skipIf(!up)('Redis locker releases', () => {
+  let redis: Redis;
+  const prefix = uniquePrefix();
+  beforeAll(async () => {
+    redis = createRedisClient(REDIS_URL, silent);
+    expect(await waitForRedis(redis, 5000)).toBe(true);
+  });
+  afterAll(() => redis.quit());
+  const heldNow = async (keys: string[]) => Promise.all(keys.map(async (k) => (await redis.exists(`${prefix}${k}`)) === 1));
+
+  it('releases asked for in one tick leave in ONE script call, each with its own outcome', async () => {
+    const locker = createRedisLocker({ redis, ttlMs: 5000, keyPrefix: prefix });
+    const keys = ['device:rel-a', 'device:rel-b', 'object:rel-c'];
+    const leases = await locker.tryAcquireAll!(keys);
+    const single = await locker.acquire('event-type:rel-d', Date.now());
+    // b was lost (TTL) and re-taken by someone else: its release must leave the other holder alone.
+    await redis.set(`${prefix}device:rel-b`, 'someone-else');
+    const client = redis as unknown as { releaseMany: (...args: string[]) => Promise<number[]> };
+    const original = client.releaseMany;
+    let calls = 0;
+    client.releaseMany = (...args) => (calls++, original.apply(redis, args));
+    try {
+      const outcomes = await Promise.all([...leases.map((lease) => lease!.release()), single.release()]);
+      expect(outcomes).toEqual(['released', 'expired', 'released', 'released']);
+      expect(calls).toBe(1);
+    } finally {
+      client.releaseMany = original;
+    }
+    expect(await redis.get(`${prefix}device:rel-b`)).toBe('someone-else');
+    expect(await heldNow(['device:rel-a', 'object:rel-c', 'event-type:rel-d'])).toEqual([false, false, false]);
+    await redis.del(`${prefix}device:rel-b`);
+  });
+
+  it('a release that cannot reach Redis answers "failed" (the lock expires after its TTL)', async () => {
+    const own = createRedisClient(REDIS_URL, silent);
+    expect(await waitForRedis(own, 5000)).toBe(true);
+    const locker = createRedisLocker({ redis: own, ttlMs: 5000, keyPrefix: prefix });
+    const lease = await locker.acquire('device:rel-down', Date.now());
+    expect(lease.outcome).toBe('acquired');
+    own.disconnect();
+    expect(await lease.release()).toBe('failed');
+    expect(await heldNow(['device:rel-down'])).toEqual([true]);
+    await redis.del(`${prefix}device:rel-down`);
   });
 });
 

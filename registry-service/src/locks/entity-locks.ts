@@ -48,9 +48,10 @@ export function createEntityLocks(options: EntityLocksOptions): EntityLocks {
   }
 
   /**
-   * Several keys (a batch of first sightings): one round trip tries them all. When one is held by
-   * another caller, the keys after it are given back and taken one by one from there, so a caller
-   * waiting for a key holds only keys that sort before it: two callers never wait on each other.
+   * Several keys (a batch of first sightings): one round trip tries them in order. When one is held
+   * by another caller, any keys after it are given back (a locker may not have taken them) and taken
+   * one by one from there, so a caller waiting for a key holds only keys that sort before it: two
+   * callers never wait on each other.
    */
   async function tryAll(sorted: string[], leases: Lease[]): Promise<string[]> {
     if (!locker.tryAcquireAll || sorted.length < 2) return sorted;

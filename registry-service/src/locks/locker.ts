@@ -10,8 +10,9 @@ export interface Locker {
    */
   acquire(key: string, deadline: number): Promise<Lease>;
   /**
-   * Optional fast path: tries every key in ONE round trip without waiting. Per key, in order, the
-   * lease (acquired) or null (another holder has it). Rejects when the store cannot be reached.
+   * Optional fast path: tries the keys in order in ONE round trip without waiting. Per key, in
+   * order, the lease (acquired) or null (another holder has it); it may stop at the first null and
+   * leave the later keys out. Rejects when the store cannot be reached.
    */
   tryAcquireAll?(keys: string[]): Promise<Array<Lease | null>>;
   close(): Promise<void>;
