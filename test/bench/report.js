@@ -64,18 +64,34 @@ function gcTable(scenarios) {
   return table(['per 1,000 events: major GCs / GC pause ms', 'echo/gateway', 'registry', 'media'], rows);
 }
 
-/** Max RSS per service across the sampled scenarios, and whether each stays under the goal. */
-export function memory(scenarios) {
+/** The scenarios the memory goal is about (issue 7: "memory under the steady-state load"). */
+const STEADY_LOAD = ['steady', 'scale'];
+
+/** Max RSS per service over the given scenarios (all sampled ones by default). */
+function maxRss(scenarios, names = Object.keys(scenarios)) {
   const max = {};
-  for (const r of Object.values(scenarios)) for (const [role, mib] of Object.entries(r.maxRssMiB ?? {})) max[role] = Math.max(max[role] ?? 0, mib);
-  return { maxMiB: max, pass: Object.keys(max).length === 0 ? null : Object.values(max).every((mib) => mib <= RSS_GOAL_MIB) };
+  for (const name of names) for (const [role, mib] of Object.entries(scenarios[name]?.maxRssMiB ?? {})) max[role] = Math.max(max[role] ?? 0, mib);
+  return max;
+}
+
+/**
+ * The memory goal: each service <= 200 MiB under the steady load. Images, watchers and lists are
+ * sampled too and their peak is reported beside it (`allMiB`, and a row of its own), not hidden.
+ */
+export function memory(scenarios) {
+  const max = maxRss(scenarios, STEADY_LOAD);
+  const pass = Object.keys(max).length === 0 ? null : Object.values(max).every((mib) => mib <= RSS_GOAL_MIB);
+  return { maxMiB: max, pass, allMiB: maxRss(scenarios) };
 }
 
 function memoryTable(scenarios, quick) {
+  const roles = ['gateway', 'registry', 'media'];
   const sampled = Object.entries(scenarios).filter(([, r]) => r.maxRssMiB);
-  const rows = sampled.map(([name, r]) => [TITLES[name], ...['gateway', 'registry', 'media'].map((role) => num(r.maxRssMiB[role])), '']);
-  const { pass } = memory(scenarios);
-  if (pass !== null) rows.push(['goal: each <= 200 MiB', '', '', '', quick ? '-' : pass ? 'PASS' : 'MISS']);
+  const rows = sampled.map(([name, r]) => [TITLES[name], ...roles.map((role) => num(r.maxRssMiB[role])), '']);
+  const { pass, maxMiB, allMiB } = memory(scenarios);
+  if (pass !== null) rows.push(['goal: each <= 200 MiB, steady load', ...roles.map((role) => num(maxMiB[role])), quick ? '-' : pass ? 'PASS' : 'MISS']);
+  const over = roles.filter((role) => allMiB[role] > RSS_GOAL_MIB);
+  if (sampled.length > 0) rows.push(['any scenario (reported)', ...roles.map((role) => num(allMiB[role])), over.length > 0 ? `${over.join(', ')} > 200` : 'INFO']);
   return table(['max RSS, MiB', 'gateway', 'registry', 'media', 'result'], rows, [0, 4]);
 }
 
