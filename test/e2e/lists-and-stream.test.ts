@@ -2,7 +2,7 @@
  * Lists and the event stream over HTTP, through all three services, with two stacks (two gateways,
  * two registries) on one real PostgreSQL database: pages while events arrive, the SSE stream of
  * one stack following what the other stack records, resuming with Last-Event-ID with no gap and no
- * duplicate, and 400 naming each bad parameter.
+ * duplicate, 400 naming each bad parameter, and the SSE clients of one filter sharing one registry stream.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
@@ -108,5 +108,25 @@ describe.skipIf(!up)('lists and the event stream over HTTP, two stacks on one da
     const res = await getJson(`${a.api}/${path}`);
     expect(res.status).toBe(400);
     expect((res.body as { error: string }).error).toContain(name);
+  });
+});
+
+describe.skipIf(!up)('the event stream shared by the SSE clients of one filter', () => {
+  it('serves the SSE clients of one filter from ONE registry Watch stream; another filter gets its own', async () => {
+    const device = unique('shared');
+    const watchStreams = async () => Number(/^registry_watch_streams (\d+)/m.exec(await (await fetch(b.metrics.registry)).text())?.[1]);
+    const before = await watchStreams();
+    const url = `${b.api}/dynamic-events/stream?device_name=${device}&kinds=event.created`;
+    const clients = [await openSse(url), await openSse(url), await openSse(url)];
+    const other = await openSse(`${b.api}/dynamic-events/stream?device_name=${device}`);
+    expect(await watchStreams()).toBe(before + 2);
+    const ids: string[] = [];
+    for (let i = 0; i < 3; i++) ids.push(((await postJson(`${a.api}/dynamic-events`, exampleEvent({ device }))).body as { id: string }).id);
+    for (const c of [...clients, other]) await c.until((f) => idsOf(f).length >= 3);
+    for (const c of [...clients, other]) expect(idsOf(c.frames)).toEqual(ids);
+    for (const c of [...clients, other]) c.close();
+    // The last client of a filter leaving ends its registry stream.
+    for (let i = 0; i < 100 && (await watchStreams()) > before; i++) await new Promise((r) => setTimeout(r, 20));
+    expect(await watchStreams()).toBe(before);
   });
 });

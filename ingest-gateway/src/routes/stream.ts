@@ -4,10 +4,9 @@ import type { Router } from '@koa/router';
 import { AppError, type Logger } from '@dynamic-events/proto';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
-import type { WatchChange, WatchMessage } from '../model.js';
-import { presentDevice, presentEventType, presentObject } from '../presenters/entities.js';
-import { presentEvent } from '../presenters/event.js';
+import { FellBehindError } from '../chunk-queue.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
+import { WatchHub } from '../watch-hub.js';
 import { EVENT_FILTERS } from './lists.js';
 
 export interface StreamDeps {
@@ -21,42 +20,6 @@ export interface StreamDeps {
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
 export const STREAM_STALL_MS = 30_000;
 
-/** Frames kept for other clients following the same commits. */
-const RECENT_FRAMES = 4096;
-
-/**
- * The SSE text of a watch message: one frame per change, or a comment line for a keep-alive (the
- * registry sends one at least every 10 s). Recent frames are kept by cursor: a cursor names one
- * change, so clients following the same commits share its JSON instead of each rendering it.
- */
-export function createFrameCache(): (message: WatchMessage) => string {
-  const recent = new Map<string, string>();
-  const frameOf = (change: WatchChange): string => {
-    const cached = recent.get(change.cursor);
-    if (cached !== undefined) return cached;
-    const frame = sseFrame(change);
-    recent.set(change.cursor, frame);
-    // A Map keeps insertion order: the oldest frame goes first.
-    if (recent.size > RECENT_FRAMES) recent.delete(recent.keys().next().value as string);
-    return frame;
-  };
-  return (message) => (message.changes.length === 0 ? ': keep-alive\n\n' : message.changes.map(frameOf).join(''));
-}
-
-/** One Server-Sent Events frame for a change. */
-export function sseFrame(message: WatchChange): string {
-  const data =
-    message.kind === 'event.created'
-      ? presentEvent(message.event)
-      : message.kind === 'device.created'
-        ? presentDevice(message.device)
-        : message.kind === 'object.created'
-          ? presentObject(message.object)
-          : presentEventType(message.eventType);
-  // JSON.stringify escapes line breaks, so the data stays on one line.
-  return `id: ${message.cursor}\nevent: ${message.kind}\ndata: ${JSON.stringify(data)}\n\n`;
-}
-
 /** The registry names its own field (after_cursor): name the one this request used. */
 function renameCursorField(err: unknown, field: string): unknown {
   if (!(err instanceof AppError) || err.details.field !== 'after_cursor') return err;
@@ -65,13 +28,14 @@ function renameCursorField(err: unknown, field: string): unknown {
 
 /**
  * GET …/dynamic-events/stream: what commits from now on (or after Last-Event-ID / ?after=), as SSE.
- * The first registry message (a keep-alive) is awaited before answering, so a bad parameter or
- * cursor is still a 400 `{"error"}`; after that the response streams until the client leaves or the
- * gateway shuts down, writing no faster than the client reads (back-pressure reaches the registry).
+ * The registry's first message is awaited before answering, so a bad parameter or cursor is still
+ * a 400 `{"error"}`; after that the response streams until the client leaves or the gateway shuts
+ * down. Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
+ * STREAM_LAG_BYTES behind, or reads nothing for STREAM_STALL_MS, is ended and resumes from its last id.
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, logger, draining } = deps;
-  const frameOf = createFrameCache();
+  const hub = new WatchHub({ registry, logger });
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
@@ -80,11 +44,12 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     const query = { ...eventQueryOf(params), kinds: kindsOf(params.kinds), afterCursor: lastEventId || (params.after ?? '') };
     const stop = new AbortController();
     const end = () => stop.abort();
-    const messages = registry.watch(query, { requestId: ctx.state.requestId, signal: stop.signal });
-    let first: IteratorResult<WatchMessage>;
+    const requestId = ctx.state.requestId;
+    let chunks: AsyncIterableIterator<Buffer>;
     try {
-      first = await messages.next();
+      chunks = await hub.subscribe(query, { requestId, signal: stop.signal });
     } catch (err) {
+      stop.abort();
       throw renameCursorField(err, cursorField);
     }
     ctx.req.once('close', end);
@@ -93,17 +58,17 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     const out = new PassThrough();
     ctx.body = out;
-    const requestId = ctx.state.requestId;
     void (async () => {
       try {
         out.write(': connected\n\n');
-        if (!first.done) out.write(frameOf(first.value));
-        for await (const message of messages) {
-          if (!out.write(frameOf(message))) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+        for await (const chunk of chunks) {
+          if (!out.write(chunk)) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
         }
       } catch (err) {
         if (stop.signal.aborted) return;
-        if ((err as { name?: string }).name === 'AbortError') {
+        if (err instanceof FellBehindError) {
+          logger.info({ requestId }, 'event stream client fell behind the shared stream; ended, it resumes from its last id');
+        } else if ((err as { name?: string }).name === 'AbortError') {
           // The client stopped reading: nothing more can be said to it, cut the connection.
           logger.info({ requestId }, 'event stream client read nothing for 30 s; closed');
           ctx.req.socket.destroy();

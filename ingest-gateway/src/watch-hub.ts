@@ -1,0 +1,202 @@
+import { AppError, type Logger } from '@dynamic-events/proto';
+import { ChunkQueue } from './chunk-queue.js';
+import type { RegistryClient } from './clients/registry.js';
+import type { ChangeKind, EventQuery, WatchMessage } from './model.js';
+import { createFrameCache, KEEP_ALIVE_FRAME } from './presenters/sse.js';
+
+/** How far (bytes of SSE text) a client may fall behind its shared feed before it is ended to resume. */
+export const STREAM_LAG_BYTES = 4 * 1024 * 1024;
+
+/** Changes a feed keeps for clients that resume from one of them (or catch up to them). */
+const RECENT_CHANGES = 4096;
+
+const KEEP_ALIVE = Buffer.from(KEEP_ALIVE_FRAME);
+
+export type WatchQuery = EventQuery & { kinds: ChangeKind[]; afterCursor: string };
+interface Call {
+  requestId: string;
+  /** Aborted when the client leaves. */
+  signal: AbortSignal;
+}
+
+/**
+ * One registry Watch (from now on) of one filter, shared by every SSE client of that filter, with
+ * the frames of its recent changes in commit order, so a client resuming from one of them joins
+ * without a registry stream of its own.
+ */
+class Feed {
+  readonly subscribers = new Set<ChunkQueue>();
+  /** Clients that may still join: awaiting the first message, or catching up from an older cursor. */
+  pending = 0;
+  ended = false;
+  ready: Promise<void> = Promise.resolve();
+  readonly stop = new AbortController();
+  private recent: Array<{ cursor: string; frame: string }> = [];
+  private readonly numbers = new Map<string, number>();
+  /** The number of recent[0] among every change this feed has seen. */
+  private base = 0;
+
+  remember(cursor: string, frame: string): void {
+    this.numbers.set(cursor, this.base + this.recent.length);
+    this.recent.push({ cursor, frame });
+    if (this.recent.length < 2 * RECENT_CHANGES) return;
+    // Trimmed in bulk: an Array shift per change would move the whole window each time.
+    const dropped = this.recent.splice(0, this.recent.length - RECENT_CHANGES);
+    for (const { cursor: gone } of dropped) this.numbers.delete(gone);
+    this.base += dropped.length;
+  }
+
+  /** The frames after `cursor` ('' when it is the latest), or undefined when it is not among the recent changes. */
+  framesAfter(cursor: string): string | undefined {
+    const n = this.numbers.get(cursor);
+    if (n === undefined) return undefined;
+    let text = '';
+    for (let i = n - this.base + 1; i < this.recent.length; i++) text += this.recent[i]!.frame;
+    return text;
+  }
+}
+
+/** The SSE text of a registry message, rendered once for every client reading it. */
+type Render = (message: WatchMessage, feed?: Feed) => Buffer;
+
+/**
+ * The gateway's watches, as SSE chunks. Clients of the same filter share one registry stream: the
+ * registry encodes, and the gateway decodes and renders, each change once however many follow it
+ * (ten SSE clients with a stream each cost more CPU than the writes they reported). A client
+ * resuming from a cursor the feed no longer holds catches up on a registry stream of its own and
+ * moves onto the feed when that stream reaches a change the feed holds, so after a restart every
+ * reconnecting client ends up on the shared stream again.
+ */
+export class WatchHub {
+  private readonly feeds = new Map<string, Feed>();
+  private readonly frameOf = createFrameCache();
+
+  constructor(private readonly deps: { registry: RegistryClient; logger: Logger; maxLagBytes?: number }) {}
+
+  /**
+   * The chunks for one client, once the registry accepted the filter and the cursor (it rejects
+   * with the registry's AppError otherwise). The first chunk follows the registry's first message.
+   */
+  async subscribe(query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
+    // Every field but the cursor: a filter the registry refuses (since, until) gets a feed of its own, refused.
+    const { afterCursor: _cursor, ...filter } = query;
+    const key = JSON.stringify({ ...filter, kinds: [...query.kinds].sort() });
+    const feed = this.feeds.get(key) ?? this.start(key, query, call.requestId);
+    feed.pending++;
+    try {
+      await feed.ready;
+    } finally {
+      feed.pending--;
+    }
+    if (feed.ended) return this.subscribe(query, call);
+    if (query.afterCursor === '') return this.join(key, feed, call, KEEP_ALIVE_FRAME);
+    const after = feed.framesAfter(query.afterCursor);
+    if (after !== undefined) return this.join(key, feed, call, after);
+    return this.catchUp(key, feed, query, call);
+  }
+
+  private render: Render = (message, feed) => {
+    if (message.changes.length === 0) return KEEP_ALIVE;
+    let text = '';
+    for (const change of message.changes) {
+      const frame = this.frameOf(change);
+      feed?.remember(change.cursor, frame);
+      text += frame;
+    }
+    return Buffer.from(text);
+  };
+
+  private start(key: string, query: WatchQuery, requestId: string): Feed {
+    const feed = new Feed();
+    // The feed's registry call carries the request id of the client that opened it.
+    const messages = this.deps.registry.watch({ ...query, afterCursor: '' }, { requestId, signal: feed.stop.signal });
+    feed.ready = messages.next().then(() => undefined);
+    feed.ready.then(
+      () => void this.pump(key, feed, messages),
+      (err) => this.finish(key, feed, err),
+    );
+    this.feeds.set(key, feed);
+    return feed;
+  }
+
+  private async pump(key: string, feed: Feed, messages: AsyncGenerator<WatchMessage>): Promise<void> {
+    let error: unknown;
+    try {
+      for await (const message of messages) {
+        const chunk = this.render(message, feed);
+        for (const queue of feed.subscribers) if (!queue.push(chunk)) feed.subscribers.delete(queue);
+        this.release(key, feed);
+      }
+    } catch (err) {
+      error = err;
+    }
+    this.finish(key, feed, feed.stop.signal.aborted ? undefined : error ?? new AppError('UNAVAILABLE', 'the registry ended the watch', {}));
+  }
+
+  /** Ends a feed and its clients (they resume from their Last-Event-ID); a later client starts a new one. */
+  private finish(key: string, feed: Feed, error: unknown): void {
+    feed.ended = true;
+    feed.stop.abort();
+    if (this.feeds.get(key) === feed) this.feeds.delete(key);
+    for (const queue of feed.subscribers) queue.end(error);
+    feed.subscribers.clear();
+  }
+
+  /** Stops a feed nobody reads or waits for. */
+  private release(key: string, feed: Feed): void {
+    if (feed.subscribers.size === 0 && feed.pending === 0 && !feed.ended) this.finish(key, feed, undefined);
+  }
+
+  private join(key: string, feed: Feed, call: Call, first: string): ChunkQueue {
+    const queue = new ChunkQueue(this.deps.maxLagBytes ?? STREAM_LAG_BYTES);
+    if (first !== '') queue.push(Buffer.from(first));
+    feed.subscribers.add(queue);
+    const leave = () => {
+      queue.end();
+      feed.subscribers.delete(queue);
+      this.release(key, feed);
+    };
+    if (call.signal.aborted) leave();
+    else call.signal.addEventListener('abort', leave, { once: true });
+    return queue;
+  }
+
+  /** A registry stream of the client's own from its cursor, until it meets a change the feed holds. */
+  private async catchUp(key: string, feed: Feed, query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
+    const stop = new AbortController();
+    const abort = () => stop.abort();
+    call.signal.addEventListener('abort', abort, { once: true });
+    const messages = this.deps.registry.watch(query, { requestId: call.requestId, signal: stop.signal });
+    let first: IteratorResult<WatchMessage>;
+    try {
+      first = await messages.next();
+    } catch (err) {
+      call.signal.removeEventListener('abort', abort);
+      this.release(key, feed);
+      throw err;
+    }
+    feed.pending++;
+    const chunks = async function* (this: WatchHub): AsyncGenerator<Buffer> {
+      let joined: ChunkQueue | undefined;
+      try {
+        if (!first.done) yield this.render(first.value);
+        for await (const message of messages) {
+          yield this.render(message);
+          const last = message.changes.at(-1)?.cursor;
+          const after = last === undefined || feed.ended ? undefined : feed.framesAfter(last);
+          if (after === undefined) continue;
+          stop.abort();
+          joined = this.join(key, feed, call, after);
+          break;
+        }
+      } finally {
+        stop.abort();
+        call.signal.removeEventListener('abort', abort);
+        feed.pending--;
+        if (!joined) this.release(key, feed);
+      }
+      if (joined) yield* joined;
+    }.call(this);
+    return chunks;
+  }
+}

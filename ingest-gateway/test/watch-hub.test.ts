@@ -1,0 +1,175 @@
+/**
+ * The gateway's shared watches over a registry whose streams the test drives: one registry stream
+ * per filter however many clients follow it, resumes from the feed's recent changes, catching up
+ * on a stream of one's own and moving onto the feed without gap or duplicate, the lag bound, and
+ * what ends a feed.
+ */
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { AppError } from '@dynamic-events/proto';
+import { FellBehindError } from '../src/chunk-queue.js';
+import type { RegistryClient } from '../src/clients/registry.js';
+import type { WatchChange, WatchMessage } from '../src/model.js';
+import { WatchHub, type WatchQuery } from '../src/watch-hub.js';
+import { CREATED_AT } from './fake-registry.js';
+
+/** A registry Watch the test feeds by hand. */
+interface DrivenStream {
+  query: WatchQuery;
+  signal: AbortSignal;
+  send(...cursors: string[]): void;
+  fail(err: unknown): void;
+}
+
+function drivenRegistry() {
+  const streams: DrivenStream[] = [];
+  const watch = (query: WatchQuery, call: { signal: AbortSignal }) => {
+    const queue: WatchMessage[] = [{ cursor: 'ka', changes: [] }];
+    let error: unknown;
+    let wake = () => {};
+    const stream: DrivenStream = {
+      query,
+      signal: call.signal,
+      send: (...cursors) => (queue.push({ cursor: cursors.at(-1)!, changes: cursors.map(change) }), wake()),
+      fail: (err) => ((error = err), wake()),
+    };
+    streams.push(stream);
+    return (async function* () {
+      for (;;) {
+        while (queue.length > 0) yield queue.shift()!;
+        if (error !== undefined) throw error;
+        if (call.signal.aborted) return;
+        await new Promise<void>((resolve) => {
+          wake = resolve;
+          call.signal.addEventListener('abort', () => resolve(), { once: true });
+        });
+      }
+    })();
+  };
+  const hub = new WatchHub({ registry: { watch } as unknown as RegistryClient, logger: pino({ level: 'silent' }), maxLagBytes: 2000 });
+  return { streams, hub };
+}
+
+function change(cursor: string): WatchChange {
+  const event = { id: `e-${cursor}`, domain: 'd', eventType: 't', rels: [], images: [], videoClips: [], properties: [], createdAt: CREATED_AT, updatedAt: CREATED_AT };
+  return { cursor, kind: 'event.created', event };
+}
+
+const query = (over: Partial<WatchQuery> = {}): WatchQuery => ({ kinds: [], afterCursor: '', ...over });
+
+/** A client of the hub: its chunks read in the background, the ids seen so far. */
+async function client(hub: WatchHub, q: WatchQuery) {
+  const leave = new AbortController();
+  const chunks = await hub.subscribe(q, { requestId: 'r', signal: leave.signal });
+  let text = '';
+  const done = (async () => {
+    for await (const chunk of chunks) text += chunk.toString();
+  })();
+  const ids = () => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
+  const until = async (n: number) => {
+    for (let i = 0; i < 200 && ids().length < n; i++) await new Promise((r) => setTimeout(r, 5));
+    return ids();
+  };
+  return { ids, until, text: () => text, done, leave: () => leave.abort() };
+}
+
+describe('WatchHub: one registry stream per filter', () => {
+  it('gives every client of one filter the same frames from ONE registry stream; another filter gets its own', async () => {
+    const { streams, hub } = drivenRegistry();
+    const a = await client(hub, query());
+    const b = await client(hub, query({ kinds: [] }));
+    const other = await client(hub, query({ deviceName: 'cam' }));
+    expect(streams).toHaveLength(2);
+    expect(streams[0]!.query.afterCursor).toBe('');
+    streams[0]!.send('c1', 'c2');
+    streams[0]!.send('c3');
+    expect(await a.until(3)).toEqual(['c1', 'c2', 'c3']);
+    expect(await b.until(3)).toEqual(['c1', 'c2', 'c3']);
+    expect(b.text()).toMatch(/^: keep-alive\n\nid: c1\nevent: event.created\ndata: \{"id":"e-c1"/);
+    expect(other.ids()).toEqual([]);
+    a.leave();
+    b.leave();
+    await Promise.all([a.done, b.done]);
+    // The last client of a filter leaving ends its registry stream.
+    expect(streams[0]!.signal.aborted).toBe(true);
+    expect(streams[1]!.signal.aborted).toBe(false);
+    other.leave();
+  });
+
+  it('resumes a client from a change the feed holds without a stream of its own', async () => {
+    const { streams, hub } = drivenRegistry();
+    const a = await client(hub, query());
+    streams[0]!.send('c1', 'c2', 'c3');
+    await a.until(3);
+    const resumed = await client(hub, query({ afterCursor: 'c1' }));
+    streams[0]!.send('c4');
+    expect(await resumed.until(3)).toEqual(['c2', 'c3', 'c4']);
+    expect(streams).toHaveLength(1);
+    a.leave();
+    resumed.leave();
+  });
+
+  it('catches an older cursor up on its own stream, then moves onto the feed: no gap, no duplicate', async () => {
+    const { streams, hub } = drivenRegistry();
+    const live = await client(hub, query());
+    streams[0]!.send('c5', 'c6');
+    await live.until(2);
+    const old = await client(hub, query({ afterCursor: 'c1' }));
+    expect(streams).toHaveLength(2);
+    expect(streams[1]!.query.afterCursor).toBe('c1');
+    streams[1]!.send('c2', 'c3');
+    streams[1]!.send('c4', 'c5');
+    // c5 is the feed's: the catching-up stream ends, and what the feed holds after c5 follows.
+    expect(await old.until(5)).toEqual(['c2', 'c3', 'c4', 'c5', 'c6']);
+    expect(streams[1]!.signal.aborted).toBe(true);
+    streams[0]!.send('c7');
+    expect(await old.until(6)).toEqual(['c2', 'c3', 'c4', 'c5', 'c6', 'c7']);
+    live.leave();
+    old.leave();
+  });
+
+});
+
+describe('WatchHub: what ends a client or a feed', () => {
+  it('ends a client that falls more than its lag bound behind; the others go on', async () => {
+    const { streams, hub } = drivenRegistry();
+    const leave = new AbortController();
+    const stuck = await hub.subscribe(query(), { requestId: 'r', signal: leave.signal });
+    const reader = await client(hub, query());
+    for (let i = 0; i < 20; i++) streams[0]!.send(`c${i}`);
+    expect(await reader.until(20)).toHaveLength(20);
+    await expect(stuck.next()).rejects.toBeInstanceOf(FellBehindError);
+    reader.leave();
+    leave.abort();
+  });
+
+  it('ends every client with the error of its registry stream; the next client opens a new one', async () => {
+    const { streams, hub } = drivenRegistry();
+    const leave = new AbortController();
+    const chunks = await hub.subscribe(query(), { requestId: 'r', signal: leave.signal });
+    expect((await chunks.next()).value.toString()).toBe(': keep-alive\n\n');
+    streams[0]!.fail(new AppError('UNAVAILABLE', 'registry shutting down', {}));
+    await expect(chunks.next()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    const again = await client(hub, query());
+    expect(streams).toHaveLength(2);
+    again.leave();
+  });
+
+  it('rejects with the registry refusal of a filter and keeps no feed for it', async () => {
+    const refusal = new AppError('INVALID_ARGUMENT', 'since is not allowed', { field: 'since' });
+    const calls: WatchQuery[] = [];
+    const refusing = new WatchHub({
+      registry: {
+        // eslint-disable-next-line require-yield
+        watch: async function* (q: WatchQuery) {
+          calls.push(q);
+          throw refusal;
+        },
+      } as unknown as RegistryClient,
+      logger: pino({ level: 'silent' }),
+    });
+    await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
+    await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
+    expect(calls).toHaveLength(2);
+  });
+});
