@@ -4,8 +4,11 @@ import type { RegistryClient } from './clients/registry.js';
 import type { ChangeKind, EventQuery, WatchMessage } from './model.js';
 import { createFrameCache, KEEP_ALIVE_FRAME } from './presenters/sse.js';
 
-/** How far (bytes of SSE text) a client may fall behind its shared feed before it is ended to resume. */
-export const STREAM_LAG_BYTES = 4 * 1024 * 1024;
+/**
+ * How far (bytes of SSE text queued here, beyond the socket's own buffers) a client may fall behind
+ * its shared feed before it is ended to resume: what a slow client costs the gateway at most.
+ */
+export const STREAM_LAG_BYTES = 1024 * 1024;
 
 /** Changes a feed keeps for clients that resume from one of them (or catch up to them). */
 const RECENT_CHANGES = 4096;
@@ -77,22 +80,28 @@ export class WatchHub {
    * The chunks for one client, once the registry accepted the filter and the cursor (it rejects
    * with the registry's AppError otherwise). The first chunk follows the registry's first message.
    */
-  async subscribe(query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
+  async subscribe(query: WatchQuery, call: Call, retried = false): Promise<AsyncIterableIterator<Buffer>> {
     // Every field but the cursor: a filter the registry refuses (since, until) gets a feed of its own, refused.
     const { afterCursor: _cursor, ...filter } = query;
     const key = JSON.stringify({ ...filter, kinds: [...query.kinds].sort() });
     const feed = this.feeds.get(key) ?? this.start(key, query, call.requestId);
+    // Held until this client is on the feed or catching up to it: a feed nobody reads yet stays.
     feed.pending++;
     try {
       await feed.ready;
+      if (feed.ended) {
+        // Its registry stream failed right after it started: one new try, then the error is the client's.
+        if (retried) throw new AppError('UNAVAILABLE', 'the registry ended the watch: try again', {});
+        return await this.subscribe(query, call, true);
+      }
+      if (query.afterCursor === '') return this.join(key, feed, call, KEEP_ALIVE_FRAME);
+      const after = feed.framesAfter(query.afterCursor);
+      if (after !== undefined) return this.join(key, feed, call, after);
+      return await this.catchUp(key, feed, query, call);
     } finally {
       feed.pending--;
+      this.release(key, feed);
     }
-    if (feed.ended) return this.subscribe(query, call);
-    if (query.afterCursor === '') return this.join(key, feed, call, KEEP_ALIVE_FRAME);
-    const after = feed.framesAfter(query.afterCursor);
-    if (after !== undefined) return this.join(key, feed, call, after);
-    return this.catchUp(key, feed, query, call);
   }
 
   private render: Render = (message, feed) => {
@@ -172,9 +181,9 @@ export class WatchHub {
       first = await messages.next();
     } catch (err) {
       call.signal.removeEventListener('abort', abort);
-      this.release(key, feed);
       throw err;
     }
+    // Released by the generator below, which the route always reads (to its end, or return()).
     feed.pending++;
     const chunks = async function* (this: WatchHub): AsyncGenerator<Buffer> {
       let joined: ChunkQueue | undefined;

@@ -128,6 +128,22 @@ describe('WatchHub: one registry stream per filter', () => {
     old.leave();
   });
 
+
+  it('keeps the feed a lone client with an old cursor is catching up to, and moves it on', async () => {
+    const { streams, hub } = drivenRegistry();
+    const old = await client(hub, query({ afterCursor: 'c1' }));
+    expect(streams.map((s) => s.query.afterCursor)).toEqual(['', 'c1']);
+    streams[0]!.send('c4');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(streams[0]!.signal.aborted).toBe(false);
+    streams[1]!.send('c2', 'c3', 'c4');
+    streams[0]!.send('c5');
+    expect(await old.until(4)).toEqual(['c2', 'c3', 'c4', 'c5']);
+    expect(streams[1]!.signal.aborted).toBe(true);
+    old.leave();
+    await old.done;
+    expect(streams[0]!.signal.aborted).toBe(true);
+  });
 });
 
 describe('WatchHub: what ends a client or a feed', () => {
