@@ -1,4 +1,4 @@
-import { AppError, type Logger } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
 import { ChunkQueue } from './chunk-queue.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { ChangeKind, EventQuery, WatchMessage } from './model.js';
@@ -74,7 +74,7 @@ export class WatchHub {
   private readonly feeds = new Map<string, Feed>();
   private readonly frameOf = createFrameCache();
 
-  constructor(private readonly deps: { registry: RegistryClient; logger: Logger; maxLagBytes?: number }) {}
+  constructor(private readonly deps: { registry: RegistryClient; maxLagBytes?: number }) {}
 
   /**
    * The chunks for one client, once the registry accepted the filter and the cursor (it rejects

@@ -4,7 +4,6 @@
  * on a stream of one's own and moving onto the feed without gap or duplicate, the lag bound, and
  * what ends a feed.
  */
-import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { FellBehindError } from '../src/chunk-queue.js';
@@ -46,7 +45,7 @@ function drivenRegistry() {
       }
     })();
   };
-  const hub = new WatchHub({ registry: { watch } as unknown as RegistryClient, logger: pino({ level: 'silent' }), maxLagBytes: 2000 });
+  const hub = new WatchHub({ registry: { watch } as unknown as RegistryClient, maxLagBytes: 2000 });
   return { streams, hub };
 }
 
@@ -182,7 +181,6 @@ describe('WatchHub: what ends a client or a feed', () => {
           throw refusal;
         },
       } as unknown as RegistryClient,
-      logger: pino({ level: 'silent' }),
     });
     await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
     await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);

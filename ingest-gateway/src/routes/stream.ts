@@ -35,7 +35,7 @@ function renameCursorField(err: unknown, field: string): unknown {
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, logger, draining } = deps;
-  const hub = new WatchHub({ registry, logger });
+  const hub = new WatchHub({ registry });
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
