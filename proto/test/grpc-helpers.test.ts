@@ -119,6 +119,19 @@ describe('timestamps', () => {
     expect(formatTimestamp(timestampFromMicros(0n))).toBe('1970-01-01T00:00:00.000000000Z');
     expect(formatTimestamp(timestampFromMicros(-1n))).toBe('1969-12-31T23:59:59.999999000Z');
   });
+
+  it('formats each value right whatever came before it (the date of a second is kept between calls)', () => {
+    const micros = [1_763_713_204_000_001n, 1_763_713_204_999_999n, 1_763_713_204_999_999n, 1_763_713_205_000_000n, 1_763_713_204_500_000n, 86_400_000_000n];
+    const expected = [
+      '2025-11-21T08:20:04.000001000Z',
+      '2025-11-21T08:20:04.999999000Z',
+      '2025-11-21T08:20:04.999999000Z',
+      '2025-11-21T08:20:05.000000000Z',
+      '2025-11-21T08:20:04.500000000Z',
+      '1970-01-02T00:00:00.000000000Z',
+    ];
+    expect(micros.map((us) => formatTimestamp(timestampFromMicros(us)))).toEqual(expected);
+  });
 });
 
 describe('server streaming', () => {

@@ -3,15 +3,19 @@ import type { DeviceRecord, EventTypeRecord, ObjectRecord, RecordedEvent } from 
 
 /* Registry protobuf messages → gateway records (the only place besides the clients that sees them). */
 
+/**
+ * A decoded message is this mapping's alone (nothing else holds it), so its arrays are taken as
+ * they are: copying them was a measurable share of a list's cost (100 events per page).
+ */
 export function toRecordedEvent(event: registry.Event): RecordedEvent {
   return {
     id: event.id,
     domain: event.domain,
     eventType: event.eventType,
-    rels: [...event.rels],
-    images: [...event.images],
-    videoClips: [...event.videoClips],
-    properties: event.additionalProperties.map(({ key, value }) => ({ key, value })),
+    rels: event.rels,
+    images: event.images,
+    videoClips: event.videoClips,
+    properties: event.additionalProperties,
     createdAt: formatTimestamp(event.createdAt),
     updatedAt: formatTimestamp(event.updatedAt),
   };

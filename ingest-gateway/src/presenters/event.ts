@@ -19,16 +19,17 @@ export interface EventJson {
  * properties: a key such as "__proto__" is echoed as data and never changes a prototype.
  */
 export function presentEvent(event: RecordedEvent): EventJson {
+  const properties: Array<[string, string]> = [];
+  for (const { key, value } of event.properties) if (key !== BASE64_IMAGE_KEY) properties.push([key, value]);
+  // The arrays are shared, not copied: the JSON is written at once and records are never changed.
   return {
     id: event.id,
     domain: event.domain,
     event_type: event.eventType,
-    rels: [...event.rels],
-    images: [...event.images],
-    video_clips: [...event.videoClips],
-    event_additional_properties: Object.fromEntries(
-      event.properties.filter(({ key }) => key !== BASE64_IMAGE_KEY).map(({ key, value }) => [key, value]),
-    ),
+    rels: event.rels,
+    images: event.images,
+    video_clips: event.videoClips,
+    event_additional_properties: Object.fromEntries(properties),
     created_at: event.createdAt,
     updated_at: event.updatedAt,
   };

@@ -22,16 +22,20 @@ export interface EventRow {
   device_name: string;
   domain: string;
   event_type: string;
-  images: string[];
-  video_clips: string[];
-  properties: string;
+  /** JSON text: [images, video_clips, additional_properties]. */
+  payload: string;
   created_us: string;
   updated_us: string;
 }
 
-/** The select list of an EventRow from the events table aliased `e`. */
-export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.images, e.video_clips,
-       e.additional_properties::text AS properties,
+/**
+ * The select list of an EventRow from the events table aliased `e`. The two text arrays and the
+ * properties travel as one JSON text: pg parses a text[] character by character in JavaScript, and
+ * that was the registry's largest cost per row of a list (about 15 % of its CPU for 100 events),
+ * where one JSON.parse is native.
+ */
+export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type,
+       json_build_array(e.images, e.video_clips, e.additional_properties)::text AS payload,
        ${micros('e.created_at')} AS created_us, ${micros('e.updated_at')} AS updated_us`;
 
 /** One event by id (a canonical UUID string), or undefined. */
@@ -40,19 +44,19 @@ export async function findEvent(db: Queryable, id: string): Promise<StoredEvent 
   return row && toStoredEvent(row);
 }
 
-/** Maps an EventRow; properties arrive as JSON text. */
+/** Maps an EventRow. */
 export function toStoredEvent(row: EventRow): StoredEvent {
   // JSON.parse defines "__proto__" as an own property (no prototype change), so entries are plain data.
-  const parsed = JSON.parse(row.properties) as Record<string, string>;
+  const [images, videoClips, properties] = JSON.parse(row.payload) as [string[], string[], Record<string, string>];
   return {
     id: row.id,
     objectRef: row.object_ref,
     deviceName: row.device_name,
     domain: row.domain,
     eventType: row.event_type,
-    images: row.images,
-    videoClips: row.video_clips,
-    properties: Object.entries(parsed).map(([key, value]) => ({ key, value })),
+    images,
+    videoClips,
+    properties: Object.entries(properties).map(([key, value]) => ({ key, value })),
     createdUs: BigInt(row.created_us),
     updatedUs: BigInt(row.updated_us),
   };
