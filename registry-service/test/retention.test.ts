@@ -12,6 +12,13 @@ import { countRows, sampleEvent, silent, startRegistry, unique, type TestRegistr
 const up = await postgresAvailable();
 const filter = (deviceName: string): registry.EventFilter => ({ deviceName, object: '', domain: '', eventType: '', since: undefined, until: undefined });
 
+/**
+ * A watch's first message waits for the commit horizon, which waits for the oldest transaction of
+ * the whole cluster: with other test files writing to the same server it may take up to the
+ * registry's 2 s start wait. Reading only the first message stops at it, so this bound costs nothing.
+ */
+const FIRST_MESSAGE_MS = 10_000;
+
 /** Reads a watch until `count` events arrived or `ms` passed; resolves with the events and how it ended. */
 async function collect(t: TestRegistry, request: Partial<registry.WatchRequest>, count: number, ms = 3000) {
   const abort = new AbortController();
@@ -53,7 +60,7 @@ describe.skipIf(!up)('retention', () => {
 
   it('deletes events older than EVENT_RETENTION in batches, keys with them; pages and watches in progress go on', async () => {
     const device = unique('old');
-    const start = await collect(t, { filter: filter(device) }, 0, 300);
+    const start = await collect(t, { filter: filter(device) }, 0, FIRST_MESSAGE_MS);
     const cursor = start.messages[0]!.cursor;
     const keyed = { ...sampleEvent({ source: { deviceName: device } }), idempotencyKey: unique('key'), requestHash: 'h' };
     const { events } = await t.api.recordEvents([keyed, ...Array.from({ length: 29 }, () => sampleEvent({ source: { deviceName: device } }))]);
@@ -79,11 +86,11 @@ describe.skipIf(!up)('retention', () => {
 
   it('purges watch history older than WATCH_RETENTION: an older cursor gets FAILED_PRECONDITION, a recent one resumes', async () => {
     const device = unique('history');
-    const start = await collect(t, { filter: filter(device) }, 0, 300);
+    const start = await collect(t, { filter: filter(device) }, 0, FIRST_MESSAGE_MS);
     const stale = start.messages[0]!.cursor;
     await t.api.recordEvents([sampleEvent({ source: { deviceName: device } })]);
     await new Promise((r) => setTimeout(r, 2200));
-    const recent = (await collect(t, { filter: filter(device) }, 0, 300)).messages[0]!.cursor;
+    const recent = (await collect(t, { filter: filter(device) }, 0, FIRST_MESSAGE_MS)).messages[0]!.cursor;
     const after = (await t.api.recordEvents([sampleEvent({ source: { deviceName: device } })])).events[0]!.id;
 
     const purged = await t.server.retention.runOnce();
