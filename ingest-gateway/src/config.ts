@@ -2,6 +2,7 @@ import {
   connectable,
   defineEnv,
   DRAIN_DELAY_MS,
+  DYNAMIC_EVENTS_TOKEN,
   type Environment,
   HOST,
   integer,
@@ -66,13 +67,7 @@ export const GATEWAY_ENV = defineEnv(
     HOST,
     PLATFORM_SEGMENT,
     PUBLIC_BASE_URL,
-    DYNAMIC_EVENTS_TOKEN: text({
-      // Visible ASCII only: anything else cannot travel in an HTTP header as a bearer token.
-      pattern: '^[\\x21-\\x7E]+$',
-      hint: 'must contain only visible ASCII characters (no spaces)',
-      defaultText: 'unset',
-      description: 'When set, requests need `Authorization: Bearer <token>`. When unset, no header is needed and any is ignored.',
-    }),
+    DYNAMIC_EVENTS_TOKEN,
     MAX_BODY_BYTES: integer({ minimum: 1, maximum: 256 * MIB, default: 16 * MIB, description: 'Largest request body (413 above).' }),
     MAX_INFLIGHT_BODY_BYTES: integer({
       minimum: 1,

@@ -102,3 +102,16 @@ export const REGISTRY_ADDR = text({
 
 export const MEDIA_ADDR = text({ ...HOST_PORT, defaultText: '`127.0.0.1:{MEDIA_GRPC_PORT}`', description: 'Media address when the services run apart.' });
 
+
+/**
+ * The bootstrap token. The gateway accepts it without asking the registry; the registry lists it
+ * (read-only) among the tokens and, like any token, it makes the instance require one.
+ */
+export const DYNAMIC_EVENTS_TOKEN = text({
+  // Visible ASCII only: anything else cannot travel in an HTTP header as a bearer token.
+  pattern: '^[\\x21-\\x7E]+$',
+  hint: 'must contain only visible ASCII characters (no spaces)',
+  defaultText: 'unset',
+  description:
+    'Bootstrap token: requests need `Authorization: Bearer <token>` when it is set or once a token was created (see [Tokens](#tokens)). Set it on the registry too, so that ListTokens shows it.',
+});

@@ -32,3 +32,4 @@ export * from './env-docs.js';
 export * from './env-vars.js';
 export * from './poll.js';
 export * from './service-names.js';
+export * from './token-secret.js';

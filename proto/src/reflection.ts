@@ -7,11 +7,12 @@ import { ReflectionService } from '@grpc/reflection';
 /** Root of the .proto sources, shipped with this package because reflection reads them at runtime. */
 export const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
-/** Serves gRPC server reflection for one .proto file, so grpcurl and friends work without local protos. */
-export function addReflection(server: Server, protoFile: string): void {
-  const definition = loadSync(protoFile, { includeDirs: [PROTO_ROOT], keepCase: true });
+/** Serves gRPC server reflection for a server's .proto files, so grpcurl and friends work without local protos. */
+export function addReflection(server: Server, protoFiles: string | string[]): void {
+  const definition = loadSync(protoFiles, { includeDirs: [PROTO_ROOT], keepCase: true });
   new ReflectionService(definition).addToServer(server);
 }
 
 export const REGISTRY_PROTO = 'dynamic_events/registry/v1/registry.proto';
+export const TOKENS_PROTO = 'dynamic_events/registry/v1/tokens.proto';
 export const MEDIA_PROTO = 'dynamic_events/media/v1/media.proto';
