@@ -4,6 +4,7 @@ import { Router } from '@koa/router';
 import type { Logger } from '@dynamic-events/proto';
 import { isClientFault } from './client-faults.js';
 import type { MediaClient } from './clients/media.js';
+import type { TokenClient } from './clients/tokens.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { GatewayConfig } from './config.js';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.js';
@@ -21,13 +22,18 @@ import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
 import { readRoutes } from './routes/reads.js';
 import { streamRoutes } from './routes/stream.js';
+import { tokenAdminRoutes } from './routes/token-admin.js';
+import type { TokenSource } from './token-sync.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
-  config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'>;
+  config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'> &
+    Partial<Pick<GatewayConfig, 'adminToken'>>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
+  /** The registry's TokenService (admin API) and the gateway's copy of the tokens (auth); omitted: bootstrap token only. */
+  tokens?: { client: TokenClient; source: TokenSource };
   metrics: Metrics;
   /** Aborted when shutdown starts: /readyz answers 503 and responses close their connection. */
   draining?: AbortSignal;
@@ -63,7 +69,7 @@ const apiBase = (deps: AppDeps): string => `/api/${deps.config.platformSegment}/
 function createPost(deps: AppDeps): DynamicEventPost {
   return createDynamicEventPost({
     base: apiBase(deps),
-    authenticate: createAuthenticator({ token: deps.config.dynamicEventsToken, metrics: deps.metrics }),
+    authenticate: createAuthenticator({ token: deps.config.dynamicEventsToken, tokens: deps.tokens?.source, metrics: deps.metrics }),
     registry: deps.registry,
     media: deps.media,
     maxBodyBytes: deps.config.maxBodyBytes,
@@ -111,7 +117,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
-  healthRoutes(router, { registry: deps.registry, media: deps.media, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
+  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, metrics: deps.metrics });
+  healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
   return router;
 }
 

@@ -30,8 +30,12 @@ export interface GatewayConfig {
   platformSegment: string;
   /** Base of public URLs (no trailing slash): the gateway builds every public URL, image URLs included. */
   publicBaseUrl: string;
-  /** When set, POST and the read endpoints need `Authorization: Bearer <token>`. */
+  /** The bootstrap token: when set, POST and the read endpoints need `Authorization: Bearer <token>`. */
   dynamicEventsToken: string | undefined;
+  /** The admin API's credential; undefined: the admin API is off (404). */
+  adminToken: string | undefined;
+  /** How often the token snapshot is refreshed from the registry. */
+  tokenSyncIntervalMs: number;
   registryAddr: string;
   mediaAddr: string;
   maxBodyBytes: number;
@@ -68,6 +72,20 @@ export const GATEWAY_ENV = defineEnv(
     PLATFORM_SEGMENT,
     PUBLIC_BASE_URL,
     DYNAMIC_EVENTS_TOKEN,
+    ADMIN_TOKEN: text({
+      // At least 32 characters: it manages every token, so it must not be guessable.
+      pattern: '^[\\x21-\\x7E]{32,}$',
+      hint: 'must be at least 32 visible ASCII characters (no spaces)',
+      defaultText: 'unset',
+      description:
+        'Credential of the token admin API (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`). Unset: that API answers 404. See [Tokens](#tokens).',
+    }),
+    TOKEN_SYNC_INTERVAL_MS: integer({
+      minimum: 100,
+      maximum: 4000,
+      default: 1000,
+      description: 'How often each gateway refreshes its copy of the tokens from the registry: a revoked or expired token is refused within this plus one call (well under 5 s).',
+    }),
     MAX_BODY_BYTES: integer({ minimum: 1, maximum: 256 * MIB, default: 16 * MIB, description: 'Largest request body (413 above).' }),
     MAX_INFLIGHT_BODY_BYTES: integer({
       minimum: 1,
@@ -134,6 +152,8 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     platformSegment: v.PLATFORM_SEGMENT,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
     dynamicEventsToken: v.DYNAMIC_EVENTS_TOKEN,
+    adminToken: v.ADMIN_TOKEN,
+    tokenSyncIntervalMs: v.TOKEN_SYNC_INTERVAL_MS,
     registryAddr: v.REGISTRY_ADDR ?? `127.0.0.1:${v.REGISTRY_GRPC_PORT}`,
     mediaAddr: v.MEDIA_ADDR ?? `127.0.0.1:${v.MEDIA_GRPC_PORT}`,
     maxBodyBytes: v.MAX_BODY_BYTES,

@@ -14,9 +14,11 @@ import { createRequestHandler } from './app.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
+import { createTokenClient } from './clients/tokens.js';
 import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http-server.js';
 import { createMetrics } from './metrics.js';
+import { createTokenSync } from './token-sync.js';
 
 /** A GetImage stream lasts as long as a slow HTTP client takes to read the image. */
 const MEDIA_STREAM_DEADLINE_MS = 5 * 60_000;
@@ -53,8 +55,13 @@ runMain(bootLogger, async () => {
     maxMessageBytes: config.maxImageBytes + IMAGE_ENVELOPE_BYTES,
     interceptors,
   });
+  const tokenClient = createTokenClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, interceptors });
+  const tokenSync = createTokenSync({ client: tokenClient, intervalMs: config.tokenSyncIntervalMs, logger, metrics });
+  // Not awaited: the gateway listens at once and /readyz waits for the first answer.
+  void tokenSync.start();
   const draining = new AbortController();
-  const handler = createRequestHandler({ config, logger, registry, media, metrics, draining: draining.signal });
+  const tokens = { client: tokenClient, source: tokenSync };
+  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, draining: draining.signal });
 
   const server = createHttpServer(handler, config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
@@ -68,7 +75,8 @@ runMain(bootLogger, async () => {
       api: `${config.publicBaseUrl}/api/${config.platformSegment}/dh/dynamic-events`,
       registry: config.registryAddr,
       media: config.mediaAddr,
-      auth: config.dynamicEventsToken === undefined ? 'none' : 'bearer token',
+      auth: config.dynamicEventsToken === undefined ? 'tokens from the registry' : 'bootstrap token and tokens from the registry',
+      adminApi: config.adminToken === undefined ? 'off' : 'on',
     },
     'ingest-gateway listening',
   );
@@ -82,6 +90,8 @@ runMain(bootLogger, async () => {
       await new Promise((resolve) => setTimeout(resolve, config.drainDelayMs));
     }
     await closeGracefully(server, config.shutdownTimeoutMs, logger);
+    tokenSync.stop();
+    tokenClient.close();
     registry.close();
     media.close();
     await metricsServer.close();

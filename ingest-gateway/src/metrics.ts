@@ -1,4 +1,4 @@
-import { Counter, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The gateway's HTTP and domain metrics, in one registry per app (so tests never collide). */
 export interface Metrics {
@@ -12,6 +12,10 @@ export interface Metrics {
   readonly validationFailures: Counter<'rule'>;
   /** Events per RecordEvents call: how much the coalescing saves under the current load. */
   readonly recordBatchEvents: Histogram;
+  /** Token snapshot refreshes from the registry, by result ("changed", "unchanged", "failed"). */
+  readonly tokenSyncs: Counter<'result'>;
+  /** Seconds since the token snapshot was last confirmed by the registry (revocations wait for it). */
+  readonly tokenSnapshotAge: Gauge;
 }
 
 /** Registers the HTTP metrics on `registry` (the metrics server's, which adds the process metrics). */
@@ -47,6 +51,17 @@ export function createMetrics(registry = new Registry()): Metrics {
       name: 'ingest_record_batch_events',
       help: 'Events per RecordEvents call to the registry (concurrent requests are coalesced)',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 500],
+      registers: [registry],
+    }),
+    tokenSyncs: new Counter({
+      name: 'gateway_token_syncs_total',
+      help: 'Token snapshot refreshes from the registry, by result (changed, unchanged, failed)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    tokenSnapshotAge: new Gauge({
+      name: 'gateway_token_snapshot_age_seconds',
+      help: 'Seconds since the registry last confirmed the token snapshot (revocations reach this gateway after it)',
       registers: [registry],
     }),
   };

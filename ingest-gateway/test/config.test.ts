@@ -10,6 +10,8 @@ describe('loadConfig', () => {
       platformSegment: 'platform',
       publicBaseUrl: 'http://localhost:8080',
       dynamicEventsToken: undefined,
+      adminToken: undefined,
+      tokenSyncIntervalMs: 1000,
       registryAddr: '127.0.0.1:50051',
       mediaAddr: '127.0.0.1:50052',
       maxBodyBytes: 16_777_216,
@@ -43,6 +45,8 @@ describe('loadConfig: every variable', () => {
       PLATFORM_SEGMENT: 'acme',
       PUBLIC_BASE_URL: 'https://events.example.com/',
       DYNAMIC_EVENTS_TOKEN: 'tok',
+      ADMIN_TOKEN: 'a'.repeat(32),
+      TOKEN_SYNC_INTERVAL_MS: '2000',
       REGISTRY_ADDR: 'registry:6000',
       MEDIA_ADDR: 'media:6001',
       MAX_BODY_BYTES: '1000',
@@ -64,6 +68,8 @@ describe('loadConfig: every variable', () => {
       platformSegment: 'acme',
       publicBaseUrl: 'https://events.example.com',
       dynamicEventsToken: 'tok',
+      adminToken: 'a'.repeat(32),
+      tokenSyncIntervalMs: 2000,
       registryAddr: 'registry:6000',
       mediaAddr: 'media:6001',
       maxBodyBytes: 1000,
@@ -108,6 +114,8 @@ describe('loadConfig: refusals', () => {
         PLATFORM_SEGMENT: 'a/b',
         PUBLIC_BASE_URL: 'ftp://x',
         DYNAMIC_EVENTS_TOKEN: 'has a space',
+        ADMIN_TOKEN: 'short-admin-secret',
+        TOKEN_SYNC_INTERVAL_MS: '10000',
         REGISTRY_ADDR: 'no-port',
         MEDIA_ADDR: 'host:',
         REGISTRY_GRPC_PORT: '70000',
@@ -123,10 +131,11 @@ describe('loadConfig: refusals', () => {
         return (err as Error).message;
       }
     })();
-    for (const name of ['PORT', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'LOG_LEVEL', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'REGISTRY_GRPC_PORT', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'METRICS_PORT']) {
+    for (const name of ['PORT', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'LOG_LEVEL', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'ADMIN_TOKEN', 'TOKEN_SYNC_INTERVAL_MS', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'REGISTRY_GRPC_PORT', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'METRICS_PORT']) {
       expect(message).toContain(`${name} `);
     }
     expect(message).not.toContain('has a space');
+    expect(message).not.toContain('short-admin-secret');
     expect(message).toContain('MAX_BODY_BYTES must be an integer from 1 to 268435456');
   });
 

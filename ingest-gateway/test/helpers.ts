@@ -38,6 +38,10 @@ export interface TestGateway {
 
 export interface GatewayOptions {
   token?: string;
+  /** ADMIN_TOKEN (the admin API is served only with `tokens` too). */
+  adminToken?: string;
+  /** The TokenService client and the token copy (fakes in unit tests). */
+  tokens?: AppDeps['tokens'];
   maxBodyBytes?: number;
   maxImageBytes?: number;
   /** MAX_INFLIGHT_BODY_BYTES (default 32 MiB). */
@@ -66,6 +70,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
       platformSegment: SEGMENT,
       publicBaseUrl: 'http://localhost:8080',
       dynamicEventsToken: options.token,
+      adminToken: options.adminToken,
       maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
       maxImageBytes: options.maxImageBytes ?? 10 * 1024 * 1024,
       maxInflightBodyBytes: options.maxInflightBodyBytes ?? 32 * 1024 * 1024,
@@ -74,6 +79,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     registry,
     media,
     metrics,
+    tokens: options.tokens,
     draining: draining.signal,
     probeDeadlineMs: 200,
   };

@@ -41,6 +41,24 @@ async function start(env: Record<string, string>): Promise<Started> {
   return { child, lines, url, exited };
 }
 
+/** A TokenService of an instance that requires no token (no token was ever created). */
+function openInstanceTokens(onSync: () => void): AsyncServiceImpl<registry.TokenServiceServer> {
+  const unused = () => Promise.reject(new Error('not used by this test'));
+  return {
+    createToken: unused,
+    listTokens: unused,
+    getToken: unused,
+    updateToken: unused,
+    revokeToken: unused,
+    getAuthSettings: unused,
+    updateAuthSettings: unused,
+    async syncTokens() {
+      onSync();
+      return { version: '1', changed: true, settings: { requireToken: false }, tokens: [] };
+    },
+  };
+}
+
 /** A registry whose RecordEvents waits until the test releases it (the request is in flight during shutdown). */
 function heldRegistry(onHeld: (release: () => void) => void): AsyncServiceImpl<registry.RegistryServiceServer> {
   return {
@@ -80,6 +98,7 @@ describe('dist/main.js', () => {
   let registryPort = 0;
   let release: () => void = () => {};
   let held = false;
+  let synced = false;
 
   beforeAll(async () => {
     registryServer = createGrpcServer({ logger: pino({ level: 'silent' }) });
@@ -91,6 +110,8 @@ describe('dist/main.js', () => {
         held = true;
       }),
     );
+    // An open instance: no token required (the gateway answers 503 until it knows that).
+    registryServer.addService<registry.TokenServiceServer>(registry.TokenServiceService, openInstanceTokens(() => (synced = true)));
     registryPort = await registryServer.listen('127.0.0.1:0');
     registryServer.setServing(true);
   });
@@ -102,7 +123,7 @@ describe('dist/main.js', () => {
     const gateway = await start({ PORT: '0' });
     expect(gateway.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     const listening = gateway.lines.find((l) => l.msg === 'ingest-gateway listening')!;
-    expect(listening).toMatchObject({ registry: '127.0.0.1:50051', media: '127.0.0.1:50052', auth: 'none' });
+    expect(listening).toMatchObject({ registry: '127.0.0.1:50051', media: '127.0.0.1:50052', auth: 'tokens from the registry' });
     const port = new URL(gateway.url).port;
     expect((await fetch(`http://127.0.0.1:${port}/healthz`)).status).toBe(200);
     gateway.child.kill('SIGTERM');
@@ -120,6 +141,8 @@ describe('dist/main.js', () => {
 
   it('on SIGTERM finishes the in-flight request, then exits 0', async () => {
     const gateway = await start({ HOST: '127.0.0.1', PORT: '0', REGISTRY_ADDR: `127.0.0.1:${registryPort}`, LOG_LEVEL: 'info' });
+    await expect.poll(() => synced, { timeout: 5000 }).toBe(true);
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the answer reaches the gateway's copy
     const inFlight = fetch(`${gateway.url}/api/platform/dh/dynamic-events`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },

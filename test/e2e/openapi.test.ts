@@ -6,6 +6,7 @@ import { routeTable } from '../../ingest-gateway/src/app.js';
 import { createMetrics } from '../../ingest-gateway/src/metrics.js';
 import { DYNAMIC_EVENT_SCHEMA } from '../../ingest-gateway/src/schemas/dynamic-event.js';
 import { fakeMedia, fakeRegistry } from '../../ingest-gateway/test/helpers.js';
+import { fakeTokens } from '../../ingest-gateway/test/fake-tokens.js';
 import { exampleEvent } from '../support/example.js';
 import { assertMatchesSchema, openapi, OPENAPI_PATH } from '../support/openapi.js';
 
@@ -64,11 +65,12 @@ describe('OpenAPI document', () => {
     // Parameter names may differ (`:deviceName` and `{device_name}`): compare the shapes.
     const shape = (path: string) => path.replace(/:[A-Za-z_]+|\{[^}]+\}/g, '{}');
     const served = routeTable({
-      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 },
+      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, adminToken: 'a'.repeat(32), maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 },
       logger: pino({ level: 'silent' }),
       registry: fakeRegistry(),
       media: fakeMedia(),
       metrics: createMetrics(),
+      tokens: (({ client, source }) => ({ client, source }))(fakeTokens()),
     }).map(({ method, path }) => `${method} ${shape(path)}`);
     const documented = Object.entries(openapi.paths as Record<string, Record<string, unknown>>).flatMap(([path, item]) =>
       Object.keys(item)

@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError, invalidArgument } from '@dynamic-events/proto';
 import type { GatewayMiddleware } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import type { TokenSource } from '../token-sync.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
 const CHALLENGE = 'Bearer realm="dynamic-events"';
@@ -12,33 +13,67 @@ const digest = (value: string): Buffer => createHash('sha256').update(value, 'ut
 /** Throws AppError UNAUTHENTICATED (with its WWW-Authenticate challenge) unless the request may pass. */
 export type Authenticator = (req: IncomingMessage) => void;
 
+/** What the authenticator checks against. */
+export interface AuthenticatorDeps {
+  /** DYNAMIC_EVENTS_TOKEN: accepted without the registry (also before its first answer). */
+  token: string | undefined;
+  /** The registry's tokens (token-sync.ts); undefined: only the bootstrap token exists (tests, tools). */
+  tokens?: TokenSource;
+  metrics: Metrics;
+}
+
 /**
- * Bearer authentication with the configured token. Without a token every request passes and any
- * Authorization header is ignored. Both sides are hashed first, so the comparison is constant-time
- * whatever their lengths. Runs before the body is read: unauthenticated bodies are never parsed.
- * The challenge travels in the error's details; whoever answers the failure sends it.
+ * Bearer authentication. A token is needed when DYNAMIC_EVENTS_TOKEN is set or the registry says
+ * the instance requires one (it does from the first token created until an admin turns it off);
+ * otherwise every request passes and any Authorization header is ignored. A presented secret is
+ * hashed (SHA-256) and looked up by its hash: the lookup's timing can only reveal something about
+ * the hash, which does not help forge a secret; the bootstrap token is compared constant-time.
+ * Expiry is checked here, at each request, against the gateway's clock. Until the registry first
+ * answered, only the bootstrap token can be checked: other requests get 503 rather than a guess
+ * (readiness waits for that answer too). Runs before the body is read: unauthenticated bodies are
+ * never parsed. The challenge travels in the error's details; whoever answers the failure sends it.
  */
-export function createAuthenticator(deps: { token: string | undefined; metrics: Metrics }): Authenticator {
-  if (deps.token === undefined) return () => {};
-  const expected = digest(deps.token);
+export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
+  const { tokens, metrics } = deps;
+  if (deps.token === undefined && tokens === undefined) return () => {};
+  const bootstrap = deps.token === undefined ? undefined : digest(deps.token);
   return (req) => {
-    // Node keeps the first of two Authorization headers and drops the other: which credential
-    // counts would be ambiguous (and a proxy may have read the other one), so refuse both.
-    if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
-      throw invalidArgument('Authorization', 'duplicate', 'Authorization must be sent once');
+    const state = tokens?.current();
+    if (bootstrap === undefined) {
+      // Whether a token is needed at all is the registry's answer: until it came, nobody can tell.
+      if (state === undefined) throw new AppError('UNAVAILABLE', 'tokens are not loaded yet: retry shortly', { retryAfterSeconds: 1, rule: 'tokens-loading' });
+      if (!state.requireToken) return;
     }
-    const header = req.headers.authorization ?? '';
-    const match = BEARER.exec(header);
-    if (!match?.[1]) {
-      deps.metrics.authFailures.inc({ reason: 'missing' });
-      const message = header === '' ? 'missing bearer token' : 'Authorization must be "Bearer <token>"';
-      throw new AppError('UNAUTHENTICATED', message, { wwwAuthenticate: CHALLENGE });
-    }
-    if (!timingSafeEqual(digest(match[1]), expected)) {
-      deps.metrics.authFailures.inc({ reason: 'invalid' });
-      throw new AppError('UNAUTHENTICATED', 'invalid bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
-    }
+    const hash = digest(bearerOf(req, metrics));
+    if (bootstrap !== undefined && timingSafeEqual(hash, bootstrap)) return;
+    if (state === undefined) throw invalidToken(metrics);
+    const credential = state.byHash.get(hash.toString('base64'));
+    if (credential === undefined || (credential.expiresAtMs !== undefined && credential.expiresAtMs <= Date.now())) throw invalidToken(metrics);
+    tokens?.used(credential.id);
   };
+}
+
+/** The bearer token of a request; 400 for two Authorization headers, 401 when there is none. */
+function bearerOf(req: IncomingMessage, metrics: Metrics): string {
+  // Node keeps the first of two Authorization headers and drops the other: which credential
+  // counts would be ambiguous (and a proxy may have read the other one), so refuse both.
+  if ((req.headersDistinct.authorization?.length ?? 0) > 1) {
+    throw invalidArgument('Authorization', 'duplicate', 'Authorization must be sent once');
+  }
+  const header = req.headers.authorization ?? '';
+  const match = BEARER.exec(header);
+  if (!match?.[1]) {
+    metrics.authFailures.inc({ reason: 'missing' });
+    const message = header === '' ? 'missing bearer token' : 'Authorization must be "Bearer <token>"';
+    throw new AppError('UNAUTHENTICATED', message, { wwwAuthenticate: CHALLENGE });
+  }
+  return match[1];
+}
+
+/** Wrong, revoked and expired tokens get the same answer: the body never says which. */
+function invalidToken(metrics: Metrics): AppError {
+  metrics.authFailures.inc({ reason: 'invalid' });
+  return new AppError('UNAUTHENTICATED', 'invalid bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
 }
 
 /** The authenticator as Koa middleware, for every route that needs it. */

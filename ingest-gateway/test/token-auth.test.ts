@@ -1,0 +1,98 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { API, startGateway, validBody, type TestGateway } from './helpers.js';
+import { fakeTokens, type FakeTokens } from './fake-tokens.js';
+
+const BOOTSTRAP = 'bootstrap-token-for-the-tests';
+
+describe('authentication with tokens from the registry', () => {
+  let gw: TestGateway | undefined;
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+
+  async function start(tokens: FakeTokens, token?: string): Promise<TestGateway> {
+    gw = await startGateway({ tokens: { client: tokens.client, source: tokens.source }, token });
+    return gw;
+  }
+
+  it('accepts a token of the snapshot and notes its use; refuses others with the same 401', async () => {
+    const tokens = fakeTokens();
+    const secret = tokens.add('vendor-x');
+    const gateway = await start(tokens);
+    expect((await gateway.post(validBody(), { Authorization: `Bearer ${secret}` })).status).toBe(200);
+    expect(tokens.source.usedIds).toEqual([tokens.records[0]!.id]);
+    const wrong = await gateway.post(validBody(), { Authorization: `Bearer ${secret.slice(0, -1)}x` });
+    expect(wrong.status).toBe(401);
+    expect(wrong.json).toEqual({ error: 'invalid bearer token' });
+    expect((await gateway.post(validBody())).json).toEqual({ error: 'missing bearer token' });
+  });
+
+  it('refuses a revoked token as soon as the snapshot drops it, and an expired one by its expiry', async () => {
+    const tokens = fakeTokens();
+    const revoked = tokens.add('revoked');
+    const expired = tokens.add('expired', { expiresAtMs: Date.now() - 1 });
+    const gateway = await start(tokens);
+    expect((await gateway.post(validBody(), { Authorization: `Bearer ${revoked}` })).status).toBe(200);
+    tokens.revoke(tokens.records[0]!.id);
+    const answers = [await gateway.post(validBody(), { Authorization: `Bearer ${revoked}` }), await gateway.post(validBody(), { Authorization: `Bearer ${expired}` })];
+    for (const answer of answers) {
+      expect(answer.status).toBe(401);
+      // Revoked, expired and wrong read the same.
+      expect(answer.json).toEqual({ error: 'invalid bearer token' });
+    }
+    expect(gateway.registry.calls).toHaveLength(1);
+  });
+
+  it('stays closed with no token left (the registry says a token is required)', async () => {
+    const tokens = fakeTokens();
+    tokens.add('only');
+    tokens.revoke(tokens.records[0]!.id);
+    const gateway = await start(tokens);
+    expect((await gateway.post(validBody())).status).toBe(401);
+    expect(gateway.registry.calls).toEqual([]);
+  });
+
+  it('is open when the registry says no token is required, as without any token', async () => {
+    const tokens = fakeTokens();
+    tokens.requireToken = false;
+    const gateway = await start(tokens);
+    expect((await gateway.post(validBody())).status).toBe(200);
+    expect((await gateway.post(validBody(), { Authorization: 'Bearer anything' })).status).toBe(200);
+  });
+
+  it('answers 503 with Retry-After until the first snapshot, except for the bootstrap token', async () => {
+    const tokens = fakeTokens();
+    tokens.source.loaded = false;
+    const gateway = await start(tokens);
+    const early = await gateway.post(validBody());
+    expect(early.status).toBe(503);
+    expect(early.headers.get('retry-after')).toBe('1');
+    expect(early.json).toEqual({ error: 'tokens are not loaded yet: retry shortly' });
+    const ready = await fetch(`${gateway.url}/readyz`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ error: 'not ready: tokens not loaded' });
+    await gateway.close();
+
+    const withBootstrap = await start(tokens, BOOTSTRAP);
+    expect((await withBootstrap.post(validBody(), { Authorization: `Bearer ${BOOTSTRAP}` })).status).toBe(200);
+    expect((await withBootstrap.post(validBody(), { Authorization: 'Bearer other' })).status).toBe(401);
+  });
+
+  it('keeps the bootstrap token working beside registry tokens, and requires a token with it even if the registry says none', async () => {
+    const tokens = fakeTokens();
+    tokens.requireToken = false;
+    const secret = tokens.add('vendor-y');
+    const gateway = await start(tokens, BOOTSTRAP);
+    expect((await gateway.post(validBody(), { Authorization: `Bearer ${BOOTSTRAP}` })).status).toBe(200);
+    expect((await gateway.post(validBody(), { Authorization: `Bearer ${secret}` })).status).toBe(200);
+    expect((await gateway.post(validBody())).status).toBe(401);
+  });
+
+  it('applies to the reads too', async () => {
+    const tokens = fakeTokens();
+    tokens.add('reader');
+    const gateway = await start(tokens);
+    expect((await fetch(`${gateway.url}${API}/devices`)).status).toBe(401);
+  });
+});
