@@ -28,7 +28,7 @@ const COMMON = ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_P
 const SERVICES = {
   'ingest-gateway': {
     deployment: `${RELEASE}-gateway`,
-    env: [...COMMON, 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_ADDR', 'MEDIA_ADDR',
+    env: [...COMMON, 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'ADMIN_TOKEN', 'TOKEN_SYNC_INTERVAL_MS', 'REGISTRY_ADDR', 'MEDIA_ADDR',
       'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
     ports: { http: 8080, metrics: 9464 },
     loadConfig: gatewayConfig as (env: Record<string, string>) => object,
@@ -36,7 +36,7 @@ const SERVICES = {
   },
   'registry-service': {
     deployment: `${RELEASE}-registry`,
-    env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION'],
+    env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN'],
     ports: { grpc: 50051, metrics: 9465 },
     loadConfig: registryConfig as (env: Record<string, string>) => object,
     schema: REGISTRY_ENV,

@@ -266,3 +266,23 @@ Usage: include "dynamic-events.podAnnotations" (dict "context" . "values" .Value
 {{- toYaml . }}
 {{- end }}
 {{- end }}
+
+{{/*
+DYNAMIC_EVENTS_TOKEN (the bootstrap token) from the user's Secret or the chart's: the gateway
+accepts it, the registry lists it. Renders nothing without a token.
+*/}}
+{{- define "dynamic-events.bootstrapTokenEnv" -}}
+{{- if .Values.gateway.auth.existingSecret }}
+- name: DYNAMIC_EVENTS_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ .Values.gateway.auth.existingSecret }}
+      key: {{ .Values.gateway.auth.existingSecretKey }}
+{{- else if .Values.gateway.auth.token }}
+- name: DYNAMIC_EVENTS_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ include "dynamic-events.componentName" (list . "gateway") }}
+      key: token
+{{- end }}
+{{- end }}
