@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { answeredOnSocketStatus } from './client-faults.js';
+import type { TokenCredential } from './token-model.js';
 import type { JsonBody } from './middleware/json-body.js';
 
 /** What middleware leaves on ctx.state for the ones after it. */
@@ -9,6 +10,8 @@ export interface GatewayState {
   requestId: string;
   /** The JSON body of a POST, set by the json-body middleware. */
   json?: JsonBody;
+  /** The registry token that authenticated the request (bearerAuth); its policy applies. */
+  token?: TokenCredential;
 }
 
 /** Koa context of every gateway middleware and route. */

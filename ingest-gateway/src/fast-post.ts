@@ -41,10 +41,10 @@ export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): Fast
     let reserved = 0;
     try {
       checkHost(req);
-      post.authenticate(req);
+      const token = post.authenticate(req);
       reserved = post.budget.reserve(req);
       const body = await post.readBody(req);
-      send(res, 200, requestId, JSON.stringify(await post.record(req, body, requestId)), undefined, deps.draining);
+      send(res, 200, requestId, JSON.stringify(await post.record(req, body, requestId, token)), undefined, deps.draining);
     } catch (err) {
       const { status, headers, body } = answerFailure(err, { requestId, method: 'POST', path: post.path });
       send(res, status, requestId, JSON.stringify(body), headers, deps.draining);

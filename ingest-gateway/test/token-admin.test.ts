@@ -65,6 +65,26 @@ describe('token admin API', () => {
     expect(gw!.rawLogs.join('\n')).not.toContain(String(body.token));
   });
 
+});
+
+describe('token admin API: bodies', () => {
+  let gw: TestGateway | undefined;
+  let tokens: FakeTokens;
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+  const admin = (method: string, path: string, body?: unknown) =>
+    fetch(`${gw!.url}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'application/json' },
+      body: typeof body === 'string' ? body : JSON.stringify(body),
+    });
+  async function start(): Promise<void> {
+    tokens = fakeTokens();
+    gw = await startGateway({ adminToken: ADMIN, tokens: { client: tokens.client, source: tokens.source } });
+  }
+
   it.each([
     [{}, 'name is required'],
     [{ name: 5 }, 'name must be a string'],

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { API, startGateway, validBody, type TestGateway } from './helpers.js';
+import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 import { fakeTokens, type FakeTokens } from './fake-tokens.js';
 
 const BOOTSTRAP = 'bootstrap-token-for-the-tests';
@@ -78,6 +78,19 @@ describe('authentication with tokens from the registry', () => {
     expect((await withBootstrap.post(validBody(), { Authorization: `Bearer ${BOOTSTRAP}` })).status).toBe(200);
     expect((await withBootstrap.post(validBody(), { Authorization: 'Bearer other' })).status).toBe(401);
   });
+});
+
+describe('token policy, the bootstrap token and the reads', () => {
+  let gw: TestGateway | undefined;
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+
+  async function start(tokens: FakeTokens, token?: string): Promise<TestGateway> {
+    gw = await startGateway({ tokens: { client: tokens.client, source: tokens.source }, token });
+    return gw;
+  }
 
   it('keeps the bootstrap token working beside registry tokens, and requires a token with it even if the registry says none', async () => {
     const tokens = fakeTokens();
@@ -87,6 +100,28 @@ describe('authentication with tokens from the registry', () => {
     expect((await gateway.post(validBody(), { Authorization: `Bearer ${BOOTSTRAP}` })).status).toBe(200);
     expect((await gateway.post(validBody(), { Authorization: `Bearer ${secret}` })).status).toBe(200);
     expect((await gateway.post(validBody())).status).toBe(401);
+  });
+
+  it("refuses an object_domain outside the token's patterns with 403, storing nothing (image included)", async () => {
+    const tokens = fakeTokens();
+    const secret = tokens.add('vendor-x', { policy: { domains: ['acme.camera.*', 'exact.domain'] } });
+    const gateway = await start(tokens);
+    const send = (domain: string, image = false) => {
+      const body = mutate((b) => {
+        b.source.object_domain = domain;
+        if (image) b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64');
+      });
+      return gateway.post(body, { Authorization: `Bearer ${secret}` });
+    };
+    for (const allowed of ['acme.camera.video', 'acme.camera.a.b', 'exact.domain']) expect((await send(allowed)).status, allowed).toBe(200);
+    const calls = gateway.registry.calls.length;
+    for (const [refused, image] of [['acme.camera', false], ['acme.cameras', false], ['exact.domain.sub', false], ['other', true]] as const) {
+      const answer = await send(refused, image);
+      expect(answer.status, refused).toBe(403);
+      expect(answer.json).toEqual({ error: "token 'vendor-x' may not send events of this source.object_domain (allowed: acme.camera.*, exact.domain)" });
+    }
+    expect(gateway.registry.calls).toHaveLength(calls);
+    expect(gateway.media.calls).toEqual([]);
   });
 
   it('applies to the reads too', async () => {

@@ -33,3 +33,4 @@ export * from './env-vars.js';
 export * from './poll.js';
 export * from './service-names.js';
 export * from './token-secret.js';
+export * from './domain-patterns.js';

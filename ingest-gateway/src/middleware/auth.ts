@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { AppError, invalidArgument } from '@dynamic-events/proto';
 import type { GatewayMiddleware } from '../context.js';
 import type { Metrics } from '../metrics.js';
+import type { TokenCredential } from '../token-model.js';
 import type { TokenSource } from '../token-sync.js';
 
 const BEARER = /^Bearer +(\S+) *$/i;
@@ -10,8 +11,12 @@ const CHALLENGE = 'Bearer realm="dynamic-events"';
 
 const digest = (value: string): Buffer => createHash('sha256').update(value, 'utf8').digest();
 
-/** Throws AppError UNAUTHENTICATED (with its WWW-Authenticate challenge) unless the request may pass. */
-export type Authenticator = (req: IncomingMessage) => void;
+/**
+ * Throws AppError UNAUTHENTICATED (with its WWW-Authenticate challenge) unless the request may pass;
+ * answers the registry token that authenticated it (undefined: no token needed, or the bootstrap
+ * token before the registry knows it), whose policy then applies.
+ */
+export type Authenticator = (req: IncomingMessage) => TokenCredential | undefined;
 
 /** What the authenticator checks against. */
 export interface AuthenticatorDeps {
@@ -35,21 +40,24 @@ export interface AuthenticatorDeps {
  */
 export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   const { tokens, metrics } = deps;
-  if (deps.token === undefined && tokens === undefined) return () => {};
+  if (deps.token === undefined && tokens === undefined) return () => undefined;
   const bootstrap = deps.token === undefined ? undefined : digest(deps.token);
   return (req) => {
     const state = tokens?.current();
     if (bootstrap === undefined) {
       // Whether a token is needed at all is the registry's answer: until it came, nobody can tell.
       if (state === undefined) throw new AppError('UNAVAILABLE', 'tokens are not loaded yet: retry shortly', { retryAfterSeconds: 1, rule: 'tokens-loading' });
-      if (!state.requireToken) return;
+      if (!state.requireToken) return undefined;
     }
     const hash = digest(bearerOf(req, metrics));
-    if (bootstrap !== undefined && timingSafeEqual(hash, bootstrap)) return;
-    if (state === undefined) throw invalidToken(metrics);
-    const credential = state.byHash.get(hash.toString('base64'));
-    if (credential === undefined || (credential.expiresAtMs !== undefined && credential.expiresAtMs <= Date.now())) throw invalidToken(metrics);
-    tokens?.used(credential.id);
+    // The registry's copy first: it knows the bootstrap token too (with its id, for the records).
+    const credential = state?.byHash.get(hash.toString('base64'));
+    if (credential !== undefined && (credential.expiresAtMs === undefined || credential.expiresAtMs > Date.now())) {
+      tokens?.used(credential.id);
+      return credential;
+    }
+    if (bootstrap !== undefined && timingSafeEqual(hash, bootstrap)) return undefined;
+    throw invalidToken(metrics);
   };
 }
 
@@ -76,10 +84,10 @@ function invalidToken(metrics: Metrics): AppError {
   return new AppError('UNAUTHENTICATED', 'invalid bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
 }
 
-/** The authenticator as Koa middleware, for every route that needs it. */
+/** The authenticator as Koa middleware, for every route that needs it (the token into ctx.state.token). */
 export function bearerAuth(authenticate: Authenticator): GatewayMiddleware {
   return (ctx, next) => {
-    authenticate(ctx.req);
+    ctx.state.token = authenticate(ctx.req);
     return next();
   };
 }

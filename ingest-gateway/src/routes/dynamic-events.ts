@@ -13,6 +13,8 @@ import { readIdempotencyKey } from '../idempotency-key.js';
 import { jsonBody, readJsonBody, type JsonBody } from '../middleware/json-body.js';
 import type { CallOptions, EventInput } from '../model.js';
 import { presentEvent, type EventJson } from '../presenters/event.js';
+import type { TokenCredential } from '../token-model.js';
+import { checkTokenPolicy } from '../token-policy.js';
 import { BASE64_IMAGE_FIELD, createEventValidator } from '../validation.js';
 
 /** What the POST needs: the shared authenticator, both clients and the size limits. */
@@ -40,13 +42,13 @@ export interface DynamicEventPost {
   authenticate: Authenticator;
   budget: BodyBudget;
   readBody(req: IncomingMessage): Promise<JsonBody>;
-  /** Everything after the body was read, up to the answer (the event as the spec shows it). */
-  record(req: IncomingMessage, body: JsonBody, requestId: string): Promise<EventJson>;
+  /** Everything after the body was read, up to the answer (the event as the spec shows it); `token` authenticated it. */
+  record(req: IncomingMessage, body: JsonBody, requestId: string, token: TokenCredential | undefined): Promise<EventJson>;
 }
 
 /**
  * auth → body budget → Content-Type → body (size limit, UTF-8) → JSON object → shape →
- * Idempotency-Key → schema → characters → strict Base64 → identity check → media.StoreImage →
+ * Idempotency-Key → schema → characters → the token's domains → strict Base64 → identity check → media.StoreImage →
  * registry.RecordEvent → 200 with the event. With a key the registry decides: record, replay the
  * recorded event, or refuse (409); a replay may store its image again (content-addressed, so it is
  * the same object). Every check runs before the first gRPC call, and media before the registry, so a
@@ -64,9 +66,10 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
     authenticate: deps.authenticate,
     budget: createBodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes }),
     readBody: (req) => readJsonBody(req, bodyOptions),
-    async record(req, body, requestId) {
+    async record(req, body, requestId, token) {
       const idempotency = readIdempotencyKey(req, body.bytes);
       const { input: checked, base64Image } = validator.validate(body.body);
+      checkTokenPolicy(token, checked);
       const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
       // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
       // (A getter, not an AbortController: one of those per request costs more than the check.)
@@ -94,7 +97,7 @@ export function dynamicEventRoutes(router: Router<GatewayState>, post: DynamicEv
   router.post(post.path, bearerAuth(post.authenticate), bodyBudget(post.budget), body, async (ctx) => {
     const json = ctx.state.json;
     if (json === undefined) throw new Error('the json-body middleware did not run');
-    ctx.body = await post.record(ctx.req, json, ctx.state.requestId);
+    ctx.body = await post.record(ctx.req, json, ctx.state.requestId, ctx.state.token);
   });
 }
 

@@ -1,0 +1,21 @@
+import { AppError, domainAllowed } from '@dynamic-events/proto';
+import type { EventInput } from './model.js';
+import type { TokenCredential } from './token-model.js';
+
+/**
+ * The parts of a token's policy the gateway can decide alone, before anything is stored: the
+ * object_domain patterns. (What needs the registry's state, such as creating entities and their
+ * counts, the registry decides in the same transaction as the write.) A refusal is 403 naming the
+ * token and the rule.
+ */
+export function checkTokenPolicy(token: TokenCredential | undefined, input: EventInput): void {
+  const domains = token?.policy.domains;
+  if (token === undefined || domains === undefined) return;
+  // The message names the field, not the value: 4xx messages reach the access log.
+  if (!domainAllowed(domains, input.source.objectDomain)) {
+    throw new AppError('PERMISSION_DENIED', `token '${token.name}' may not send events of this source.object_domain (allowed: ${domains.join(', ')})`, {
+      field: 'source.object_domain',
+      rule: 'token-domains',
+    });
+  }
+}
