@@ -2,6 +2,7 @@ import {
   DATABASE_URL,
   defineEnv,
   DRAIN_DELAY_MS,
+  DYNAMIC_EVENTS_TOKEN,
   type Environment,
   GRPC_HOST,
   integer,
@@ -45,6 +46,8 @@ export interface Config {
   eventRetentionSeconds: number | undefined;
   /** WATCH_RETENTION: how long the watch history is kept (how old a cursor may be to resume). */
   watchRetentionSeconds: number;
+  /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
+  bootstrapToken: string | undefined;
 }
 
 /** A duration such as `30d`, `12h`, `90m` or `3600s`. */
@@ -113,6 +116,7 @@ export const REGISTRY_ENV = defineEnv({
     default: '1d',
     description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
   }),
+  DYNAMIC_EVENTS_TOKEN,
   SHUTDOWN_TIMEOUT_MS,
   DRAIN_DELAY_MS,
   METRICS_PORT: metricsPort(9465),
@@ -142,5 +146,6 @@ export function loadConfig(env: Environment): Readonly<Config> {
     idempotencyKeyTtlSeconds: v.IDEMPOTENCY_KEY_TTL_SECONDS,
     eventRetentionSeconds: v.EVENT_RETENTION === undefined ? undefined : durationSeconds(v.EVENT_RETENTION),
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
+    bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
   });
 }

@@ -2,6 +2,7 @@ import { createLogger, createMetricsServer, hostPort, onShutdownSignal, runMain 
 import type pg from 'pg';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
+import { applyBootstrapToken } from './domain/bootstrap-token.js';
 import { createPool } from './db/pool.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
 import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';
@@ -38,6 +39,9 @@ runMain(logger, async () => {
       await closeAll();
       process.exit(0);
     }
+    // Before serving: ListTokens and the gateways' snapshot must reflect the setting from the first call.
+    const bootstrap = await applyBootstrapToken(pool, config.bootstrapToken);
+    logger.info({ bootstrap }, 'bootstrap token (DYNAMIC_EVENTS_TOKEN) applied');
 
     const locker = config.redisUrl ? await redisLocker(config.redisUrl, config.lockTtlMs) : createMemoryLocker({ ttlMs: config.lockTtlMs });
     closers.push({ name: 'lock store', close: () => locker.close() });

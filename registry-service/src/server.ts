@@ -1,13 +1,27 @@
-import { addReflection, createGrpcServer, LIMITS, registry, REGISTRY_MAX_MESSAGE_BYTES, REGISTRY_MAX_REQUEST_BYTES, REGISTRY_PROTO, type GrpcServer } from '@dynamic-events/proto';
+import {
+  addReflection,
+  createGrpcServer,
+  LIMITS,
+  registry,
+  REGISTRY_MAX_MESSAGE_BYTES,
+  REGISTRY_MAX_REQUEST_BYTES,
+  REGISTRY_PROTO,
+  TOKENS_PROTO,
+  type GrpcServer,
+} from '@dynamic-events/proto';
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { createIdempotentRecorder } from './domain/idempotency.js';
 import { createKeyPurger, type KeyPurger } from './domain/idempotency-purge.js';
 import { createKnownEntities } from './domain/known-entities.js';
+import { createTokenPolicies } from './domain/token-policies.js';
+import { createPolicyRecorder } from './domain/token-policy-check.js';
 import { createLister } from './domain/lists.js';
 import { createReader } from './domain/reads.js';
 import { createRetention, type Retention } from './domain/retention.js';
+import { createAuthSettings } from './domain/token-sync.js';
+import { createTokens } from './domain/tokens.js';
 import { createWatching, type Watching } from './domain/watching.js';
 import { createEventRecorder } from './domain/record-events.js';
 import { createWriteEvents } from './domain/write-events.js';
@@ -16,6 +30,7 @@ import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
 import type { Metrics } from './metrics.js';
 import { createRegistryHandlers } from './rpc/registry.js';
+import { createTokenHandlers } from './rpc/tokens.js';
 import { createWatchEncoding } from './rpc/watch-encoding.js';
 
 export interface ServerDeps {
@@ -67,7 +82,7 @@ export interface RegistryServer {
   retention: Retention;
 }
 
-/** Wires the registry: handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
+/** Wires the registry: RegistryService and TokenService handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
 export function createServer(deps: ServerDeps): RegistryServer {
   const { logger, pool, metrics } = deps;
   // Replies carry each event back: receive less than may be sent, so an accepted call can always be answered.
@@ -80,21 +95,30 @@ export function createServer(deps: ServerDeps): RegistryServer {
   });
   const watching = createWatching({ pool, logger, metrics, keepAliveMs: deps.watchKeepAliveMs ?? 10_000, fallbackPollMs: deps.watchFallbackPollMs });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
-  const write = createWriteEvents({ pool, locks, known: createKnownEntities(), metrics, onCommit: watching.committed });
+  // One cache of seen entities: the write path skips their locks, the policy check their lookups.
+  const known = createKnownEntities();
+  const policies = createTokenPolicies({ pool, logger });
+  const write = createWriteEvents({ pool, locks, known, metrics, onCommit: watching.committed, isLimited: policies.isLimited });
   const groupCommit = createEventRecorder(write, {
     maxConcurrentWrites: deps.writeConcurrency,
     maxBatchEvents: LIMITS.batchMaxEvents,
     maxBatchBytes: WRITE_BATCH_MAX_BYTES,
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
-  const recorder = createIdempotentRecorder(groupCommit, { pool, metrics });
+  // A token's may_create is applied before keys are claimed or anything is written.
+  const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), { pool, policies, known });
   const watchEncoding = createWatchEncoding();
   const definition = { ...registry.RegistryServiceService, watch: { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize } };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
     createRegistryHandlers({ watchEncoding, recorder, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
   );
-  addReflection(grpc.server, REGISTRY_PROTO);
+  // The settings module manages tokens and the gateways sync them on the registry's own port.
+  grpc.addService<registry.TokenServiceServer>(
+    registry.TokenServiceService,
+    createTokenHandlers({ tokens: createTokens(pool), settings: createAuthSettings(pool) }),
+  );
+  addReflection(grpc.server, [REGISTRY_PROTO, TOKENS_PROTO]);
   const health = createDatabaseHealth({
     pool: deps.healthPool ?? pool,
     logger,

@@ -57,10 +57,24 @@ describe.skipIf(!up)('migrations', () => {
       '0004_watch_commit_log.sql',
       '0005_list_indexes.sql',
       '0006_events_parent_keys.sql',
+      '0007_tokens.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
-    expect(await tables(pool)).toEqual(['commit_log', 'commit_log_state', 'devices', 'event_types', 'events', 'idempotency_keys', 'objects', 'schema_migrations']);
+    expect(await tables(pool)).toEqual([
+      'auth_settings',
+      'commit_log',
+      'commit_log_state',
+      'devices',
+      'event_types',
+      'events',
+      'idempotency_keys',
+      'objects',
+      'schema_migrations',
+      'tokens',
+    ]);
+    // 0007: the single settings row every token change bumps.
+    expect((await pool.query('SELECT require_token, version::int FROM auth_settings')).rows).toEqual([{ require_token: false, version: 1 }]);
     // 0005 builds its indexes CONCURRENTLY, outside a transaction: all there and valid.
     const { rows: indexes } = await pool.query<{ name: string; valid: boolean }>(
       `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid

@@ -1,0 +1,50 @@
+import { AppError, connectable, defineEnv, REGISTRY_GRPC_PORT, type Environment } from '@dynamic-events/proto';
+import { parseCommandLine, USAGE, UsageError } from './args.js';
+import { runCommand } from './token-client.js';
+
+/** Where the CLI writes: the process' streams in main.ts, buffers in tests. */
+export interface CliOutput {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** Exit codes: 0 done, 1 the registry refused or could not be reached, 2 a bad command line. */
+export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+
+/** The only variable the CLI reads: the registry's port, for the default address (it runs in the registry's pod). */
+const CLI_ENV = defineEnv({ REGISTRY_GRPC_PORT: connectable(REGISTRY_GRPC_PORT) });
+
+/**
+ * The operator CLI (`kubectl exec` into a registry pod): manages tokens and the token requirement
+ * through the registry's own TokenService, so it goes through the same rules as the settings module.
+ * Resolves with the exit code; prints JSON on success, the error's message on failure.
+ */
+export async function runCli(argv: string[], env: Environment, out: CliOutput): Promise<number> {
+  try {
+    const { address, command } = parseCommandLine(argv);
+    if (command.kind === 'help') {
+      out.stdout(`${USAGE}\n`);
+      return EXIT.ok;
+    }
+    const target = address ?? `127.0.0.1:${CLI_ENV.load(env).REGISTRY_GRPC_PORT}`;
+    const result = await runCommand(target, command).catch((err: unknown) => {
+      // "a backend service is unavailable" alone would not tell the operator which address failed.
+      if (err instanceof AppError && (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED')) {
+        throw new AppError(err.code, `${err.message} (registry at ${target})`, err.details, err);
+      }
+      throw err;
+    });
+    out.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    return EXIT.ok;
+  } catch (err) {
+    if (err instanceof UsageError) {
+      out.stderr(`error: ${err.message}\n\n${USAGE}\n`);
+      return EXIT.usage;
+    }
+    // An AppError's message is meant for the caller; anything else is reported without internals.
+    const message = err instanceof AppError || err instanceof Error ? err.message : String(err);
+    const field = err instanceof AppError && err.details.field ? ` (field ${err.details.field})` : '';
+    out.stderr(`error: ${message}${field}\n`);
+    return EXIT.failed;
+  }
+}

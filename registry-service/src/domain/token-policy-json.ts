@@ -1,0 +1,69 @@
+import { invalidArgument } from '@dynamic-events/proto';
+import type { TokenPolicy } from './token-policy.js';
+
+/**
+ * A policy in the HTTP API's JSON shape, which is also what the tokens table stores, so a stored
+ * policy reads the same in SQL as in the API: `{"may_create": [...], "domains": [...],
+ * "max_devices": n, "max_objects": n, "rate": {"per_second": n, "burst": n}}`, absent members omitted.
+ */
+export interface PolicyJson {
+  may_create?: string[];
+  domains?: string[];
+  max_devices?: number;
+  max_objects?: number;
+  rate?: { per_second: number; burst: number };
+}
+
+const KNOWN = new Set(['may_create', 'domains', 'max_devices', 'max_objects', 'rate']);
+const RATE_KNOWN = new Set(['per_second', 'burst']);
+
+/** A policy in the JSON shape, with only the fields that are set. */
+export function policyToJson(policy: TokenPolicy): PolicyJson {
+  return {
+    ...(policy.mayCreate !== undefined ? { may_create: policy.mayCreate } : {}),
+    ...(policy.domains !== undefined ? { domains: policy.domains } : {}),
+    ...(policy.maxDevices !== undefined ? { max_devices: policy.maxDevices } : {}),
+    ...(policy.maxObjects !== undefined ? { max_objects: policy.maxObjects } : {}),
+    ...(policy.rate !== undefined ? { rate: { per_second: policy.rate.perSecond, burst: policy.rate.burst } } : {}),
+  };
+}
+
+/**
+ * A policy from the JSON shape (an operator's `--policy`, or a stored row). Types are checked here
+ * and unknown members refused: a misspelt "domain" silently meaning "no restriction" would open
+ * what the operator meant to close. The values' rules are validatePolicy's.
+ */
+export function policyFromJson(value: unknown, field = 'policy'): TokenPolicy {
+  const json = objectOf(value, field, KNOWN);
+  const policy: TokenPolicy = {};
+  if (json.may_create !== undefined) policy.mayCreate = stringsOf(json.may_create, `${field}.may_create`);
+  if (json.domains !== undefined) policy.domains = stringsOf(json.domains, `${field}.domains`);
+  if (json.max_devices !== undefined) policy.maxDevices = numberOf(json.max_devices, `${field}.max_devices`);
+  if (json.max_objects !== undefined) policy.maxObjects = numberOf(json.max_objects, `${field}.max_objects`);
+  if (json.rate !== undefined) {
+    const rate = objectOf(json.rate, `${field}.rate`, RATE_KNOWN);
+    policy.rate = { perSecond: numberOf(rate.per_second, `${field}.rate.per_second`), burst: numberOf(rate.burst, `${field}.rate.burst`) };
+  }
+  return policy;
+}
+
+function objectOf(value: unknown, field: string, known: Set<string>): Record<string, unknown> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw invalidArgument(field, 'type', `${field} must be an object`);
+  for (const key of Object.keys(value)) {
+    if (!known.has(key)) throw invalidArgument(`${field}.${key}`, 'unknown-field', `${field}.${key} is not a policy field (${[...known].join(', ')})`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function stringsOf(value: unknown, field: string): string[] {
+  if (!Array.isArray(value)) throw invalidArgument(field, 'type', `${field} must be an array of strings`);
+  value.forEach((item: unknown, i) => {
+    if (typeof item !== 'string') throw invalidArgument(`${field}[${i}]`, 'type', `${field}[${i}] must be a string`);
+  });
+  return value as string[];
+}
+
+function numberOf(value: unknown, field: string): number {
+  if (typeof value !== 'number') throw invalidArgument(field, 'type', `${field} must be a number`);
+  return value;
+}

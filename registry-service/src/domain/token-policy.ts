@@ -1,0 +1,106 @@
+import { invalidArgument } from '@dynamic-events/proto';
+import { withinLength } from './validate-event.js';
+
+/** A token's rate limit: events per second on average, up to `burst` at once. */
+export interface TokenRate {
+  perSecond: number;
+  burst: number;
+}
+
+/**
+ * What a token may do. An absent field means no restriction; an empty list allows nothing, so
+ * "not set" and "set to nothing" stay distinct all the way from the request to the database.
+ */
+export interface TokenPolicy {
+  mayCreate?: string[];
+  domains?: string[];
+  maxDevices?: number;
+  maxObjects?: number;
+  rate?: TokenRate;
+}
+
+/** The kinds of entity a token may be allowed to create, as the API spells them. */
+export const CREATABLE_KINDS = ['devices', 'objects', 'event_types'] as const;
+
+/** The name the bootstrap row carries; no other token may take it, so it identifies that row alone. */
+export const BOOTSTRAP_TOKEN_NAME = 'DYNAMIC_EVENTS_TOKEN';
+
+export const TOKEN_NAME_MAX_LENGTH = 100;
+/** An object_domain is at most 255 characters: a longer pattern could never match one. */
+const DOMAIN_PATTERN_MAX_LENGTH = 255;
+/** Bounds what every gateway holds and checks per token; far more than a real integration names. */
+const DOMAINS_MAX_COUNT = 1000;
+/** Counters are int4-sized wherever a gateway or a dashboard keeps them. */
+const MAX_COUNT = 2_147_483_647;
+const RATE_MAX = 1_000_000;
+
+/** Lowercase labels of letters, digits, `_` or `-`, dot-separated, optionally ending in `.*`; or `*` alone. */
+const DOMAIN_PATTERN = /^(?:\*|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*(?:\.\*)?)$/;
+// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+
+/** Checks a token name (no trimming: what is sent is what is shown); throws INVALID_ARGUMENT naming `name`. */
+export function validateTokenName(name: string): string {
+  if (name === '') throw invalidArgument('name', 'required', 'name is required');
+  if (!withinLength(name, TOKEN_NAME_MAX_LENGTH)) throw invalidArgument('name', 'max-length', `name must be at most ${TOKEN_NAME_MAX_LENGTH} characters`);
+  if (CONTROL.test(name)) throw invalidArgument('name', 'characters', 'name must not contain control characters');
+  if (name === BOOTSTRAP_TOKEN_NAME) throw invalidArgument('name', 'reserved', `name ${BOOTSTRAP_TOKEN_NAME} is reserved for the bootstrap token`);
+  return name;
+}
+
+/** Checks an expiry against the clock: a token that is born expired is a mistake, not a choice. */
+export function validateExpiry(expiresAtMicros: bigint, nowMs = Date.now()): bigint {
+  if (expiresAtMicros <= BigInt(nowMs) * 1000n) throw invalidArgument('expires_at', 'future', 'expires_at must be in the future');
+  return expiresAtMicros;
+}
+
+/** Checks every field of a policy; throws INVALID_ARGUMENT naming the field path (`policy.domains[2]`). */
+export function validatePolicy(policy: TokenPolicy): TokenPolicy {
+  if (policy.mayCreate !== undefined) checkList('policy.may_create', policy.mayCreate, CREATABLE_KINDS.length, checkKind);
+  if (policy.domains !== undefined) checkList('policy.domains', policy.domains, DOMAINS_MAX_COUNT, checkDomain);
+  if (policy.maxDevices !== undefined) checkCount('policy.max_devices', policy.maxDevices);
+  if (policy.maxObjects !== undefined) checkCount('policy.max_objects', policy.maxObjects);
+  if (policy.rate !== undefined) checkRate(policy.rate);
+  return policy;
+}
+
+function checkList(field: string, values: string[], maxCount: number, checkItem: (field: string, value: string) => void): void {
+  if (values.length > maxCount) throw invalidArgument(field, 'max-items', `${field} must hold at most ${maxCount} entries`);
+  const seen = new Set<string>();
+  values.forEach((value, i) => {
+    const item = `${field}[${i}]`;
+    checkItem(item, value);
+    if (seen.has(value)) throw invalidArgument(item, 'duplicate', `${item} repeats ${JSON.stringify(value)}`);
+    seen.add(value);
+  });
+}
+
+function checkKind(field: string, value: string): void {
+  if (!(CREATABLE_KINDS as readonly string[]).includes(value)) throw invalidArgument(field, 'one-of', `${field} must be one of ${CREATABLE_KINDS.join(', ')}`);
+}
+
+function checkDomain(field: string, value: string): void {
+  if (value === '') throw invalidArgument(field, 'required', `${field} must not be empty`);
+  if (value.length > DOMAIN_PATTERN_MAX_LENGTH) throw invalidArgument(field, 'max-length', `${field} must be at most ${DOMAIN_PATTERN_MAX_LENGTH} characters`);
+  if (!DOMAIN_PATTERN.test(value)) {
+    throw invalidArgument(
+      field,
+      'domain-pattern',
+      `${field} must be a domain of lowercase letters, digits, "_" or "-" labels separated by dots, optionally ending in ".*", or "*"`,
+    );
+  }
+}
+
+function checkCount(field: string, value: number): void {
+  if (!Number.isInteger(value) || value < 0 || value > MAX_COUNT) throw invalidArgument(field, 'range', `${field} must be an integer from 0 to ${MAX_COUNT}`);
+}
+
+function checkRate(rate: TokenRate): void {
+  const { perSecond, burst } = rate;
+  if (!Number.isFinite(perSecond) || perSecond <= 0 || perSecond > RATE_MAX) {
+    throw invalidArgument('policy.rate.per_second', 'range', `policy.rate.per_second must be a number above 0 and at most ${RATE_MAX}`);
+  }
+  if (!Number.isInteger(burst)) throw invalidArgument('policy.rate.burst', 'integer', 'policy.rate.burst must be an integer');
+  if (burst < 1) throw invalidArgument('policy.rate.burst', 'min', 'policy.rate.burst must be at least 1');
+  if (burst > RATE_MAX) throw invalidArgument('policy.rate.burst', 'max', `policy.rate.burst must be at most ${RATE_MAX}`);
+}
