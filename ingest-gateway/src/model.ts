@@ -34,6 +34,8 @@ export interface EventInput {
   videoClips: string[];
   /** Set only when the request carried an Idempotency-Key. */
   idempotency?: IdempotencyInput;
+  /** The token that sent it (TokenService id); undefined: none, or the bootstrap token before the registry knows it. */
+  tokenId?: string;
 }
 
 /** A request's Idempotency-Key and the fingerprint of its body (sha256, hex). */
@@ -53,6 +55,8 @@ export interface RecordedEvent {
   properties: PropertyPair[];
   createdAt: string;
   updatedAt: string;
+  /** The token that sent it; null when none did. */
+  tokenId: string | null;
 }
 
 /** A registered device (kind "generic" when created on first sight). */
@@ -61,6 +65,8 @@ export interface DeviceRecord {
   kind: string;
   createdAt: string;
   updatedAt: string;
+  /** The token whose event created it; null when none did. */
+  createdByTokenId: string | null;
 }
 
 /** A registered object, linked to its device and domain. */
@@ -74,6 +80,8 @@ export interface ObjectRecord {
   deviceName: string;
   createdAt: string;
   updatedAt: string;
+  /** The token whose event created it; null when none did. */
+  createdByTokenId: string | null;
 }
 
 /** A registered event type within its domain. */
@@ -84,6 +92,8 @@ export interface EventTypeRecord {
   displayDescription: string;
   createdAt: string;
   updatedAt: string;
+  /** The token whose event created it; null when none did. */
+  createdByTokenId: string | null;
 }
 
 /** What the media service answered for a stored image. */
@@ -118,6 +128,8 @@ export interface EventQuery {
   eventType?: string;
   since?: Instant;
   until?: Instant;
+  /** The token that sent the events (or created the entities, in the stream). */
+  tokenId?: string;
 }
 
 /** One page of a list; `nextPageToken` is null on the last page. */

@@ -57,7 +57,7 @@ export function eventQueryOf(params: Record<string, string | undefined>): EventQ
   const since = params.since === undefined ? undefined : instantOf('since', params.since);
   const until = params.until === undefined ? undefined : instantOf('until', params.until);
   if (since && until && before(until, since)) throw invalidArgument('since', 'order', 'since must not be after until');
-  return { deviceName: params.device_name, object: params.object, domain: params.domain, eventType: params.event_type, since, until };
+  return { deviceName: params.device_name, object: params.object, domain: params.domain, eventType: params.event_type, since, until, tokenId: params.token_id };
 }
 
 /** order=asc|desc (default desc). */

@@ -88,12 +88,12 @@ function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store)
       fake.recorded.push(input);
       const { source } = input;
       const fullId = `${source.objectDomain}.${source.objectId}`;
-      if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
       if (!objects.has(fullId)) {
-        objects.set(fullId, { id: fullId, ...source, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+        objects.set(fullId, { id: fullId, ...source, createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
       }
       const typeKey = `${source.objectDomain}/${input.eventType.eventType}`;
-      if (!types.has(typeKey)) types.set(typeKey, { domain: source.objectDomain, ...input.eventType, createdAt: CREATED_AT, updatedAt: CREATED_AT });
+      if (!types.has(typeKey)) types.set(typeKey, { domain: source.objectDomain, ...input.eventType, createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
       const event: RecordedEvent = {
         id: randomUUID(),
         domain: source.objectDomain,
@@ -104,6 +104,7 @@ function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store)
         properties: input.properties.map((p) => ({ ...p })),
         createdAt: CREATED_AT,
         updatedAt: CREATED_AT,
+        tokenId: input.tokenId ?? null,
       };
       events.set(event.id, event);
       return event;

@@ -81,6 +81,7 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
             updatedAt: UPDATED,
             deviceName: device,
             objectId: event.source!.objectId,
+            tokenId: event.tokenId,
           };
           events.set(recorded.id, recorded);
           return { recorded: { event: recorded, outcome: { deviceCreated: true, objectCreated: true, eventTypeCreated: true } } };
@@ -94,7 +95,7 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
     },
     async getDevice(request: registry.GetDeviceRequest): Promise<registry.GetDeviceResponse> {
       if (request.deviceName !== 'camera-01') throw new AppError('NOT_FOUND', `device ${request.deviceName} not found`);
-      return { device: { deviceName: 'camera-01', kind: 'generic', createdAt: CREATED, updatedAt: UPDATED } };
+      return { device: { deviceName: 'camera-01', kind: 'generic', createdAt: CREATED, updatedAt: UPDATED, createdByTokenId: '' } };
     },
     async getObject(request: registry.GetObjectRequest): Promise<registry.GetObjectResponse> {
       if (request.id !== 'acme.camera.channel-1') throw new AppError('NOT_FOUND', `object ${request.id} not found`);
@@ -108,12 +109,13 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
           deviceName: 'camera-01',
           createdAt: CREATED,
           updatedAt: UPDATED,
+          createdByTokenId: '',
         },
       };
     },
     async getEventType(request: registry.GetEventTypeRequest): Promise<registry.GetEventTypeResponse> {
       return {
-        eventType: { domain: request.domain, eventType: request.eventType, displayName: 'Motion', displayDescription: 'Moved', createdAt: CREATED, updatedAt: UPDATED },
+        eventType: { domain: request.domain, eventType: request.eventType, displayName: 'Motion', displayDescription: 'Moved', createdAt: CREATED, updatedAt: UPDATED, createdByTokenId: '' },
       };
     },
   };

@@ -105,6 +105,7 @@ describe('newEventSize with a key', () => {
       videoClips: [],
       idempotencyKey: 'k'.repeat(200),
       requestHash: sha256('body'),
+      tokenId: '',
     };
     expect(newEventSize(event)).toBe(registry.NewEvent.encode(event).finish().length);
   });

@@ -78,6 +78,7 @@ function heldRegistry(onHeld: (release: () => void) => void): AsyncServiceImpl<r
         updatedAt: timestampFromMicros(1_000_000n),
         deviceName: source.deviceName,
         objectId: source.objectId,
+        tokenId: '',
       };
       return { results: [{ recorded: { event, outcome: undefined } }] };
     },

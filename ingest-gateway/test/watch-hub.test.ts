@@ -50,7 +50,7 @@ function drivenRegistry() {
 }
 
 function change(cursor: string): WatchChange {
-  const event = { id: `e-${cursor}`, domain: 'd', eventType: 't', rels: [], images: [], videoClips: [], properties: [], createdAt: CREATED_AT, updatedAt: CREATED_AT };
+  const event = { id: `e-${cursor}`, domain: 'd', eventType: 't', rels: [], images: [], videoClips: [], properties: [], createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null };
   return { cursor, kind: 'event.created', event };
 }
 

@@ -30,6 +30,7 @@ function requestWithDeviceName(deviceName: string): Buffer {
     videoClips: [],
     idempotencyKey: '',
     requestHash: '',
+    tokenId: '',
   };
   return Buffer.from(registry.RecordEventRequest.encode({ event }).finish());
 }

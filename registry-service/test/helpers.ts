@@ -112,6 +112,7 @@ export function sampleEvent(
     videoClips: [],
     idempotencyKey: '',
     requestHash: '',
+    tokenId: '',
     ...rest,
   };
 }

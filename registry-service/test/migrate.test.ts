@@ -58,6 +58,8 @@ describe.skipIf(!up)('migrations', () => {
       '0005_list_indexes.sql',
       '0006_events_parent_keys.sql',
       '0007_tokens.sql',
+      '0008_token_attribution.sql',
+      '0009_events_token_index.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -78,12 +80,26 @@ describe.skipIf(!up)('migrations', () => {
     // 0005 builds its indexes CONCURRENTLY, outside a transaction: all there and valid.
     const { rows: indexes } = await pool.query<{ name: string; valid: boolean }>(
       `SELECT c.relname AS name, i.indisvalid AS valid FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-       WHERE c.relname IN ('events_created_at_id_idx', 'events_domain_created_at_idx', 'objects_object_domain_id_idx') ORDER BY 1`,
+       WHERE c.relname IN ('events_created_at_id_idx', 'events_domain_created_at_idx', 'objects_object_domain_id_idx', 'events_token_id_created_at_idx') ORDER BY 1`,
     );
     expect(indexes).toEqual([
       { name: 'events_created_at_id_idx', valid: true },
       { name: 'events_domain_created_at_idx', valid: true },
+      { name: 'events_token_id_created_at_idx', valid: true },
       { name: 'objects_object_domain_id_idx', valid: true },
+    ]);
+    // 0008: who sent or created what.
+    const { rows: tokenColumns } = await pool.query<{ name: string }>(
+      `SELECT table_name || '.' || column_name AS name FROM information_schema.columns
+       WHERE column_name IN ('token_id', 'created_by_token_id', 'devices_created', 'objects_created') ORDER BY 1`,
+    );
+    expect(tokenColumns.map((c) => c.name)).toEqual([
+      'devices.created_by_token_id',
+      'event_types.created_by_token_id',
+      'events.token_id',
+      'objects.created_by_token_id',
+      'tokens.devices_created',
+      'tokens.objects_created',
     ]);
     // 0006: events keep only the object identity key (the parents are written by the same statement).
     const { rows: keys } = await pool.query<{ name: string }>(

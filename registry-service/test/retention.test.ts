@@ -10,7 +10,7 @@ import { createRetention } from '../src/domain/retention.js';
 import { countRows, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
-const filter = (deviceName: string): registry.EventFilter => ({ deviceName, object: '', domain: '', eventType: '', since: undefined, until: undefined });
+const filter = (deviceName: string): registry.EventFilter => ({ deviceName, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '' });
 
 /**
  * A watch's first message waits for the commit horizon, which waits for the oldest transaction of

@@ -18,6 +18,7 @@ function draftOf(event: registry.NewEvent): EventDraft {
     images: event.images,
     videoClips: event.videoClips,
     idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: '', key: event.idempotencyKey, requestHash: event.requestHash },
+    tokenId: undefined,
   };
 }
 

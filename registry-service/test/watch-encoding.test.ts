@@ -19,6 +19,7 @@ function eventChange(value: string): Change {
       images: ['https://example.test/a.jpg'],
       videoClips: [],
       properties: [{ key: 'k', value }],
+      tokenId: undefined,
       ...times,
     },
   };

@@ -83,13 +83,14 @@ const row = (id: string, device: string, objectId: string) => ({
   images: [],
   videoClips: [],
   properties: [],
+  tokenId: undefined,
 });
 
 /** One event with its device, object and type, as the write statement takes it. */
 export const batch = (id: string, device: string, objectId = 'late-1') => ({
-  devices: [device],
-  objects: [{ id: `acme.camera.lpr.${objectId}`, objectDomain: 'acme.camera.lpr', objectId, objectName: 'n', objectType: 't', deviceName: device }],
-  types: [{ domain: 'acme.camera.lpr', eventType: 'plate_detected', displayName: 'd', displayDescription: 'd' }],
+  devices: [{ name: device, tokenId: undefined }],
+  objects: [{ id: `acme.camera.lpr.${objectId}`, objectDomain: 'acme.camera.lpr', objectId, objectName: 'n', objectType: 't', deviceName: device, tokenId: undefined }],
+  types: [{ domain: 'acme.camera.lpr', eventType: 'plate_detected', displayName: 'd', displayDescription: 'd', tokenId: undefined }],
   events: [row(id, device, objectId)],
 });
 

@@ -104,24 +104,48 @@ describe('lifecycle', () => {
   });
 
   it('starts again after the launcher was SIGKILLed', async () => {
-    const first = await startStack({ dataDir: dir.path });
+    // The previous start had a token: the instance requires one from then on (it never opens by accident).
+    const env = { DYNAMIC_EVENTS_TOKEN: 's3cret-token' };
+    const auth = { authorization: 'Bearer s3cret-token' };
+    const first = await startStack({ dataDir: dir.path, env });
     const postmaster = Number((await readFile(join(dir.path, 'postgres', 'data', 'postmaster.pid'), 'utf8')).split('\n')[0]);
     await first.stop('SIGKILL');
     // The services and the embedded Postgres notice their parent is gone and shut down; the next start must not be blocked.
     const deadline = Date.now() + 15_000;
     while (Date.now() < deadline && isRunning(postmaster)) await new Promise((resolve) => setTimeout(resolve, 100));
     expect(isRunning(postmaster)).toBe(false);
-    const second = await startStack({ dataDir: dir.path, defaultPublicBaseUrl: true });
+    const second = await startStack({ dataDir: dir.path, defaultPublicBaseUrl: true, env });
     try {
-      expect((await getJson(`${second.api}/dynamic-events/${eventId}`)).status).toBe(200);
+      expect((await getJson(`${second.api}/dynamic-events/${eventId}`, auth)).status).toBe(200);
       const body = exampleEvent({ device: 'cam-after-kill' });
       (body.event.event_data.event_additional_properties as Record<string, string>).base64_image = samples.webp.bytes.toString('base64');
-      const res = await postJson(`${second.api}/dynamic-events`, body);
+      const res = await postJson(`${second.api}/dynamic-events`, body, auth);
       expect(res.status).toBe(200);
       // Without PUBLIC_BASE_URL, image URLs point at the gateway's own port on localhost.
       expect((res.body!.images as string[])[1]).toMatch(new RegExp(`^http://localhost:${second.port}/api/platform/dh/media/[0-9a-f]{64}\\.webp$`));
     } finally {
       expect((await second.stop('SIGTERM')).code).toBe(0);
+    }
+  });
+});
+
+// After the describe above: its stacks ran on `dir` with DYNAMIC_EVENTS_TOKEN set.
+describe('lifecycle: the token requirement outlives the bootstrap token', () => {
+  it('once a token existed, dropping DYNAMIC_EVENTS_TOKEN leaves the instance closed until an admin opens it', async () => {
+    const admin = { authorization: `Bearer ${'a'.repeat(40)}` };
+    const stack = await startStack({ dataDir: dir.path, env: { ADMIN_TOKEN: 'a'.repeat(40) } });
+    try {
+      const closed = await postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: 'cam-closed' }));
+      expect(closed.status).toBe(401);
+      const tokens = await getJson(`${stack.api}/settings/dynamic-events/tokens`, admin);
+      // The bootstrap token is listed, revoked now that its setting is gone.
+      expect(tokens.body?.tokens).toEqual([expect.objectContaining({ name: 'DYNAMIC_EVENTS_TOKEN', read_only: true, revoked_at: expect.any(String) })]);
+      const open = await fetch(`${stack.api}/settings/dynamic-events`, { method: 'PATCH', headers: { ...admin, 'content-type': 'application/json' }, body: '{"require_token":false}' });
+      expect(await open.json()).toEqual({ require_token: false });
+      // Every gateway learns it within its sync interval (1 s by default).
+      await expect.poll(async () => (await postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: 'cam-open' }))).status, { timeout: 5000 }).toBe(200);
+    } finally {
+      expect((await stack.stop('SIGTERM')).code).toBe(0);
     }
   });
 });

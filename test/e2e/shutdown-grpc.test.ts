@@ -27,6 +27,7 @@ describe('registry-service', () => {
         videoClips: [],
         idempotencyKey: '',
         requestHash: '',
+        tokenId: '',
       };
       const res = await callUnary(client.recordEvent.bind(client), { event }, { deadlineMs: 10_000 });
       okIds.push(res.event!.id);

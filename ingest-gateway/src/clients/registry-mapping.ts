@@ -18,11 +18,20 @@ export function toRecordedEvent(event: registry.Event): RecordedEvent {
     properties: event.additionalProperties,
     createdAt: formatTimestamp(event.createdAt),
     updatedAt: formatTimestamp(event.updatedAt),
+    tokenId: event.tokenId === '' ? null : event.tokenId,
   };
 }
 
+const creator = (tokenId: string): string | null => (tokenId === '' ? null : tokenId);
+
 export function toDeviceRecord(device: registry.Device): DeviceRecord {
-  return { deviceName: device.deviceName, kind: device.kind, createdAt: formatTimestamp(device.createdAt), updatedAt: formatTimestamp(device.updatedAt) };
+  return {
+    deviceName: device.deviceName,
+    kind: device.kind,
+    createdAt: formatTimestamp(device.createdAt),
+    updatedAt: formatTimestamp(device.updatedAt),
+    createdByTokenId: creator(device.createdByTokenId),
+  };
 }
 
 export function toObjectRecord(object: registry.SourceObject): ObjectRecord {
@@ -35,6 +44,7 @@ export function toObjectRecord(object: registry.SourceObject): ObjectRecord {
     deviceName: object.deviceName,
     createdAt: formatTimestamp(object.createdAt),
     updatedAt: formatTimestamp(object.updatedAt),
+    createdByTokenId: creator(object.createdByTokenId),
   };
 }
 
@@ -46,6 +56,7 @@ export function toEventTypeRecord(type: registry.EventType): EventTypeRecord {
     displayDescription: type.displayDescription,
     createdAt: formatTimestamp(type.createdAt),
     updatedAt: formatTimestamp(type.updatedAt),
+    createdByTokenId: creator(type.createdByTokenId),
   };
 }
 

@@ -20,6 +20,7 @@ function toFilter(query: EventQuery): registry.EventFilter {
     eventType: query.eventType ?? '',
     since: query.since,
     until: query.until,
+    tokenId: query.tokenId ?? '',
   };
 }
 

@@ -93,6 +93,7 @@ function toNewEvent(input: EventInput): registry.NewEvent {
     videoClips: [...input.videoClips],
     idempotencyKey: input.idempotency?.key ?? '',
     requestHash: input.idempotency?.requestHash ?? '',
+    tokenId: input.tokenId ?? '',
   };
 }
 

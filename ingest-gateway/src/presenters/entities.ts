@@ -2,7 +2,7 @@ import type { DeviceRecord, EventTypeRecord, ObjectRecord } from '../model.js';
 
 /** GET …/dh/devices/{device_name}. */
 export function presentDevice(device: DeviceRecord) {
-  return { device_name: device.deviceName, kind: device.kind, created_at: device.createdAt, updated_at: device.updatedAt };
+  return { device_name: device.deviceName, kind: device.kind, created_at: device.createdAt, updated_at: device.updatedAt, created_by_token_id: device.createdByTokenId };
 }
 
 /** GET …/dh/objects/{object_domain}.{object_id}. */
@@ -16,6 +16,7 @@ export function presentObject(object: ObjectRecord) {
     device_name: object.deviceName,
     created_at: object.createdAt,
     updated_at: object.updatedAt,
+    created_by_token_id: object.createdByTokenId,
   };
 }
 
@@ -28,5 +29,6 @@ export function presentEventType(type: EventTypeRecord) {
     display_description: type.displayDescription,
     created_at: type.createdAt,
     updated_at: type.updatedAt,
+    created_by_token_id: type.createdByTokenId,
   };
 }

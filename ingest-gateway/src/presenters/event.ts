@@ -12,6 +12,8 @@ export interface EventJson {
   event_additional_properties: Record<string, string>;
   created_at: string;
   updated_at: string;
+  /** The token that sent it (null: none did); not in the spec's example, added by the token feature. */
+  token_id: string | null;
 }
 
 /**
@@ -32,5 +34,6 @@ export function presentEvent(event: RecordedEvent): EventJson {
     event_additional_properties: Object.fromEntries(properties),
     created_at: event.createdAt,
     updated_at: event.updatedAt,
+    token_id: event.tokenId,
   };
 }

@@ -70,7 +70,8 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
       const idempotency = readIdempotencyKey(req, body.bytes);
       const { input: checked, base64Image } = validator.validate(body.body);
       checkTokenPolicy(token, checked);
-      const input: EventInput = idempotency === undefined ? checked : { ...checked, idempotency };
+      // The registry applies the rest of the token's policy, records who sent the event and scopes its key.
+      const input: EventInput = idempotency === undefined && token === undefined ? checked : { ...checked, idempotency, tokenId: token?.id };
       // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
       // (A getter, not an AbortController: one of those per request costs more than the check.)
       const socket = req.socket;

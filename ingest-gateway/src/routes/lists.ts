@@ -5,7 +5,7 @@ import { presentDevice, presentEventType, presentObject } from '../presenters/en
 import { presentEvent } from '../presenters/event.js';
 import { eventQueryOf, oldestFirstOf, pageOf, readParams, type RawQuery } from '../query-params.js';
 
-const EVENT_FILTERS = ['device_name', 'object', 'domain', 'event_type', 'since', 'until'] as const;
+const EVENT_FILTERS = ['device_name', 'object', 'domain', 'event_type', 'since', 'until', 'token_id'] as const;
 const PAGING = ['limit', 'page_token'] as const;
 
 /**

@@ -8,6 +8,11 @@ export interface KnownEntities {
   add(key: string): void;
 }
 
+/** The cache's key of a device, an object (full id) and an event type (eventTypeKey()), also the creation locks' keys. */
+export const deviceKey = (name: string): string => `device:${name}`;
+export const objectKey = (id: string): string => `object:${id}`;
+export const typeKey = (key: string): string => `event-type:${key}`;
+
 export function createKnownEntities(maxEntries = 50_000): KnownEntities {
   const entries = new Set<string>();
   return {

@@ -13,6 +13,8 @@ export interface EventFilterInput {
   eventType: string;
   sinceUs?: bigint;
   untilUs?: bigint;
+  /** The token that sent the events (a token id). */
+  tokenId: string;
 }
 
 /** The same filter, checked: absent fields are undefined. */
@@ -23,6 +25,7 @@ export interface EventFilter {
   eventType?: string;
   sinceUs?: bigint;
   untilUs?: bigint;
+  tokenId?: string;
 }
 
 /** page_size 0 → default; outside 1–max → INVALID_ARGUMENT naming the field. */
@@ -42,6 +45,15 @@ export function nameFilter(field: string, value: string, maxLength: number = LIM
   return value;
 }
 
+/** Token ids are UUIDs as Postgres prints them; anything else names no token. */
+const TOKEN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+function tokenIdFilter(value: string): string | undefined {
+  if (value === '') return undefined;
+  if (!TOKEN_ID.test(value)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID)');
+  return value;
+}
+
 /** Checks every field of an event filter; since must not be after until. */
 export function checkEventFilter(input: EventFilterInput): EventFilter {
   const filter: EventFilter = {
@@ -51,6 +63,7 @@ export function checkEventFilter(input: EventFilterInput): EventFilter {
     eventType: nameFilter('event_type', input.eventType),
     sinceUs: input.sinceUs,
     untilUs: input.untilUs,
+    tokenId: tokenIdFilter(input.tokenId),
   };
   if (filter.sinceUs !== undefined && filter.untilUs !== undefined && filter.sinceUs > filter.untilUs) {
     throw invalidArgument('since', 'order', 'since must not be after until');

@@ -46,8 +46,9 @@ export function createLister(pool: pg.Pool): Lister {
     async listEvents(request) {
       const size = pageSizeOf(request.pageSize);
       const filter = checkEventFilter(request.filter);
-      const { deviceName, object, domain, eventType, sinceUs, untilUs } = filter;
-      const scope = scopeOf([deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst]);
+      const { deviceName, object, domain, eventType, sinceUs, untilUs, tokenId } = filter;
+      // A token filter joins the scope only when set, so page tokens issued before it existed stay valid.
+      const scope = scopeOf([deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst, ...(tokenId ? [tokenId] : [])]);
       const codec = createTokenCodec('events', scope, 2);
       let after: { createdUs: bigint; id: string } | undefined;
       if (request.pageToken !== '') {

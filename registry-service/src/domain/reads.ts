@@ -74,6 +74,7 @@ export function toEventRecord(stored: StoredEvent): EventRecord {
     images: stored.images,
     videoClips: stored.videoClips,
     properties: stored.properties,
+    tokenId: stored.tokenId,
     createdAtMicros: stored.createdUs,
     updatedAtMicros: stored.updatedUs,
   };

@@ -30,7 +30,7 @@ function sizeOf(event: NewEvent): number {
 }
 
 /** A refusal caused by one caller's value (nothing was committed): worth splitting the group to find it. */
-const CALLER_CODES = new Set(['INVALID_ARGUMENT', 'ALREADY_EXISTS', 'FAILED_PRECONDITION']);
+const CALLER_CODES = new Set(['INVALID_ARGUMENT', 'ALREADY_EXISTS', 'FAILED_PRECONDITION', 'PERMISSION_DENIED']);
 
 /**
  * Writes a group of events in one statement. When a caller's value breaks the statement (nothing was

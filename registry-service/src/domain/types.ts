@@ -39,6 +39,8 @@ export interface EventDraft {
   videoClips: string[];
   /** Undefined when the caller sent no key (the usual case: nothing to check, nothing extra to write). */
   idempotency: IdempotencyKey | undefined;
+  /** The token that sent the event (a UUID); undefined when none did. */
+  tokenId: string | undefined;
 }
 
 /** An event that passed validation. */
@@ -49,6 +51,8 @@ export interface NewEvent {
   images: string[];
   videoClips: string[];
   idempotency: IdempotencyKey | undefined;
+  /** The token that sent it: its policy applies, and it is recorded on the event and what it creates. */
+  tokenId: string | undefined;
 }
 
 /** Timestamps are microseconds since the epoch: Postgres precision, which a JS Date would cut to milliseconds. */
@@ -57,12 +61,17 @@ export interface Timestamps {
   updatedAtMicros: bigint;
 }
 
-export interface DeviceRecord extends Timestamps {
+/** Who created an entity: the token whose event did; undefined when none did. */
+export interface CreatedBy {
+  createdByTokenId: string | undefined;
+}
+
+export interface DeviceRecord extends Timestamps, CreatedBy {
   deviceName: string;
   kind: string;
 }
 
-export interface ObjectRecord extends Timestamps {
+export interface ObjectRecord extends Timestamps, CreatedBy {
   /** Full identifier "{object_domain}.{object_id}". */
   id: string;
   objectId: string;
@@ -72,7 +81,7 @@ export interface ObjectRecord extends Timestamps {
   deviceName: string;
 }
 
-export interface EventTypeRecord extends Timestamps {
+export interface EventTypeRecord extends Timestamps, CreatedBy {
   domain: string;
   eventType: string;
   displayName: string;
@@ -91,6 +100,8 @@ export interface EventRecord extends Timestamps {
   images: string[];
   videoClips: string[];
   properties: PropertyInput[];
+  /** The token that sent it; undefined when none did. */
+  tokenId: string | undefined;
 }
 
 /** Which entities a call created; false means an existing one was reused unchanged. */

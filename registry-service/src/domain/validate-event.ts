@@ -38,10 +38,22 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   checkUrls(f('event.event_data.video_clips'), draft.videoClips, LIMITS.urlsMaxCount);
   checkObjectIdOutsideDomain(f('source.object_id'), source.objectId, source.objectDomain);
   if (draft.idempotency !== undefined) checkIdempotency(draft.idempotency);
-  const event: NewEvent = { source, eventType, properties: draft.properties, images: draft.images, videoClips: draft.videoClips, idempotency: draft.idempotency };
+  if (draft.tokenId !== undefined && !TOKEN_ID.test(draft.tokenId)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID) or empty');
+  const event: NewEvent = {
+    source,
+    eventType,
+    properties: draft.properties,
+    images: draft.images,
+    videoClips: draft.videoClips,
+    idempotency: draft.idempotency,
+    tokenId: draft.tokenId,
+  };
   checkEventCharacters(event, prefix);
   return event;
 }
+
+/** Token ids are UUIDs in their canonical lower-case spelling (as Postgres prints them). */
+const TOKEN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Longest request_hash stored (a hex sha512 fits; the gateway sends a hex sha256). */
 const REQUEST_HASH_MAX_LENGTH = 128;

@@ -44,22 +44,24 @@ export interface WatchRequest {
 
 export type Watch = (request: WatchRequest, signal: AbortSignal) => AsyncGenerator<WatchMessage>;
 
-/** A filter field applies to the records that have it; a record without a filtered field does not match. */
+/** A filter field applies to the records that have it; a record without a filtered field does not match (token_id: the sender, or the creator of an entity). */
 function matches(change: Change, f: EventFilter): boolean {
   const want = (filter: string | undefined, value: string | undefined) => filter === undefined || filter === value;
   switch (change.kind) {
     case 'event': {
       const e = change.event;
-      return want(f.deviceName, e.deviceName) && want(f.object, `${e.domain}.${e.objectId}`) && want(f.domain, e.domain) && want(f.eventType, e.eventType);
+      return want(f.deviceName, e.deviceName) && want(f.object, `${e.domain}.${e.objectId}`) && want(f.domain, e.domain) && want(f.eventType, e.eventType) && want(f.tokenId, e.tokenId);
     }
     case 'device':
-      return want(f.deviceName, change.device.deviceName) && !f.object && !f.domain && !f.eventType;
+      return want(f.deviceName, change.device.deviceName) && !f.object && !f.domain && !f.eventType && want(f.tokenId, change.device.createdByTokenId);
     case 'object': {
       const o = change.object;
-      return want(f.deviceName, o.deviceName) && want(f.object, o.id) && want(f.domain, o.objectDomain) && !f.eventType;
+      return want(f.deviceName, o.deviceName) && want(f.object, o.id) && want(f.domain, o.objectDomain) && !f.eventType && want(f.tokenId, o.createdByTokenId);
     }
-    case 'event_type':
-      return want(f.domain, change.eventType.domain) && want(f.eventType, change.eventType.eventType) && !f.deviceName && !f.object;
+    case 'event_type': {
+      const t = change.eventType;
+      return want(f.domain, t.domain) && want(f.eventType, t.eventType) && !f.deviceName && !f.object && want(f.tokenId, t.createdByTokenId);
+    }
   }
 }
 

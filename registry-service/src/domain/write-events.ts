@@ -3,10 +3,10 @@ import { AppError, identityConflict } from '@dynamic-events/proto';
 import { findObject } from '../db/queries/objects.js';
 import { IDENTITY_CONFLICT_RULE } from '../db/queries/query.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { insertRecordBatch, type NewEventTypeRow, type NewKeyRow, type NewObjectRow } from '../db/queries/record-events.js';
+import { insertRecordBatch, type NewDeviceRow, type NewEventTypeRow, type NewKeyRow, type NewObjectRow } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
-import type { KnownEntities } from './known-entities.js';
+import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entities.js';
 import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from './types.js';
 import { uuidv7 } from './uuid-v7.js';
 
@@ -17,6 +17,8 @@ export interface WriterDeps {
   metrics: Metrics;
   /** Runs after each statement committed (wakes watchers). */
   onCommit?: () => void;
+  /** True for a token with max_devices or max_objects (its creations are counted in the statement). */
+  isLimited?: (tokenId: string) => boolean;
 }
 
 /**
@@ -27,24 +29,33 @@ export interface WriterDeps {
  */
 export type WriteEvents = (events: NewEvent[]) => Promise<RecordedEvent[]>;
 
-const deviceKey = (name: string): string => `device:${name}`;
-const objectKey = (id: string): string => `object:${id}`;
-const typeKey = (key: string): string => `event-type:${key}`;
 
-/** The distinct entities a batch mentions; the first event naming one supplies its attributes. */
+/**
+ * The distinct entities a batch mentions; the first event naming one supplies its attributes and,
+ * when it is new, its creating token.
+ */
 function planEntities(events: NewEvent[]) {
-  const devices = new Set<string>();
+  const devices = new Map<string, NewDeviceRow>();
   const objects = new Map<string, NewObjectRow>();
   const types = new Map<string, NewEventTypeRow>();
-  for (const { source, eventType } of events) {
-    devices.add(source.deviceName);
+  for (const { source, eventType, tokenId } of events) {
+    if (!devices.has(source.deviceName)) devices.set(source.deviceName, { name: source.deviceName, tokenId });
     const id = fullObjectId(source.objectDomain, source.objectId);
-    if (!objects.has(id)) objects.set(id, { id, ...source });
+    if (!objects.has(id)) objects.set(id, { id, ...source, tokenId });
     const key = eventTypeKey(source.objectDomain, eventType.eventType);
-    if (!types.has(key)) types.set(key, { domain: source.objectDomain, ...eventType });
+    if (!types.has(key)) types.set(key, { domain: source.objectDomain, ...eventType, tokenId });
   }
-  const lockKeys = [...[...devices].map(deviceKey), ...[...objects.keys()].map(objectKey), ...[...types.keys()].map(typeKey)];
-  return { devices: [...devices], objects: [...objects.values()], types: [...types.values()], lockKeys };
+  const lockKeys = [...[...devices.keys()].map(deviceKey), ...[...objects.keys()].map(objectKey), ...[...types.keys()].map(typeKey)];
+  return { devices: [...devices.values()], objects: [...objects.values()], types: [...types.values()], lockKeys };
+}
+
+/** Tokens with a creation limit that may create something in this batch (known entities create nothing). */
+function limitedCreators(plan: ReturnType<typeof planEntities>, known: KnownEntities, isLimited: ((tokenId: string) => boolean) | undefined): string[] {
+  if (!isLimited) return [];
+  const tokens = new Set<string>();
+  for (const d of plan.devices) if (d.tokenId !== undefined && !known.has(deviceKey(d.name)) && isLimited(d.tokenId)) tokens.add(d.tokenId);
+  for (const o of plan.objects) if (o.tokenId !== undefined && !known.has(objectKey(o.id)) && isLimited(o.tokenId)) tokens.add(o.tokenId);
+  return [...tokens];
 }
 
 /**
@@ -76,6 +87,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
       images: e.images,
       videoClips: e.videoClips,
       properties: e.properties,
+      tokenId: e.tokenId,
     }));
     // Idempotency keys (distinct: the idempotent recorder collapses duplicates) commit with their events.
     let keys: NewKeyRow[] | undefined;
@@ -86,7 +98,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     const unknown = plan.lockKeys.filter((key) => !known.has(key));
     // One statement (one round trip) in the spec's order: device, object, event type, the events, their keys.
     const stored = await locks(unknown, () =>
-      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows, keys }),
+      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows, keys, limitedTokens: limitedCreators(plan, known, deps.isLimited) }),
     ).catch((err: unknown) => explainIdentityConflict(pool, events, err));
     onCommit?.();
     for (const key of plan.lockKeys) known.add(key);
@@ -116,6 +128,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
           images: row.images,
           videoClips: row.videoClips,
           properties: row.properties,
+          tokenId: row.tokenId,
           createdAtMicros: times.createdUs,
           updatedAtMicros: times.updatedUs,
         },

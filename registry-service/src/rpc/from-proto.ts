@@ -19,6 +19,7 @@ export function toEventFilter(filter: registry.EventFilter | undefined): EventFi
     eventType: filter?.eventType ?? '',
     sinceUs: micros('since', filter?.since),
     untilUs: micros('until', filter?.until),
+    tokenId: filter?.tokenId ?? '',
   };
 }
 

@@ -116,7 +116,8 @@ function toDraft(event: registry.NewEvent): EventDraft {
     properties: event.additionalProperties.map(({ key, value }) => ({ key, value })),
     images: event.images,
     videoClips: event.videoClips,
-    // Unscoped until tokens exist (issue 9): then the caller's scope goes here, the schema is ready.
-    idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: '', key: event.idempotencyKey, requestHash: event.requestHash },
+    // A key is the sending token's own: two integrators may pick the same key without colliding.
+    idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: event.tokenId, key: event.idempotencyKey, requestHash: event.requestHash },
+    tokenId: event.tokenId === '' ? undefined : event.tokenId,
   };
 }

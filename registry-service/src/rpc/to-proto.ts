@@ -18,6 +18,7 @@ export function toEvent(event: EventRecord): registry.Event {
     updatedAt: timestampFromMicros(event.updatedAtMicros),
     deviceName: event.deviceName,
     objectId: event.objectId,
+    tokenId: event.tokenId ?? '',
   };
 }
 
@@ -35,6 +36,7 @@ export function toDevice(device: DeviceRecord): registry.Device {
     kind: device.kind,
     createdAt: timestampFromMicros(device.createdAtMicros),
     updatedAt: timestampFromMicros(device.updatedAtMicros),
+    createdByTokenId: device.createdByTokenId ?? '',
   };
 }
 
@@ -48,6 +50,7 @@ export function toObject(object: ObjectRecord): registry.SourceObject {
     deviceName: object.deviceName,
     createdAt: timestampFromMicros(object.createdAtMicros),
     updatedAt: timestampFromMicros(object.updatedAtMicros),
+    createdByTokenId: object.createdByTokenId ?? '',
   };
 }
 
@@ -59,6 +62,7 @@ export function toEventType(type: EventTypeRecord): registry.EventType {
     displayDescription: type.displayDescription,
     createdAt: timestampFromMicros(type.createdAtMicros),
     updatedAt: timestampFromMicros(type.updatedAtMicros),
+    createdByTokenId: type.createdByTokenId ?? '',
   };
 }
 

@@ -5,16 +5,17 @@ import { micros, query } from './query.js';
 export interface DeviceRow {
   device_name: string;
   kind: string;
+  created_by_token_id: string | null;
   created_us: string;
   updated_us: string;
 }
 
 /** The columns every device query selects, as DeviceRow. */
-export const DEVICE_COLUMNS = `device_name, kind, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+export const DEVICE_COLUMNS = `device_name, kind, created_by_token_id, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
 
 /** A device row as the domain record. */
 export function toDeviceRecord(row: DeviceRow): DeviceRecord {
-  return { deviceName: row.device_name, kind: row.kind, createdAtMicros: BigInt(row.created_us), updatedAtMicros: BigInt(row.updated_us) };
+  return { deviceName: row.device_name, kind: row.kind, createdByTokenId: row.created_by_token_id ?? undefined, createdAtMicros: BigInt(row.created_us), updatedAtMicros: BigInt(row.updated_us) };
 }
 
 /** One device by name, or undefined. */

@@ -12,12 +12,13 @@ export interface EventTypeRow {
   event_type: string;
   display_name: string;
   display_description: string;
+  created_by_token_id: string | null;
   created_us: string;
   updated_us: string;
 }
 
 /** The columns every event type query selects, as EventTypeRow. */
-export const EVENT_TYPE_COLUMNS = `domain, event_type, display_name, display_description,
+export const EVENT_TYPE_COLUMNS = `domain, event_type, display_name, display_description, created_by_token_id,
   ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
 
 /** An event type row as the domain record. */
@@ -27,6 +28,7 @@ export function toEventTypeRecord(row: EventTypeRow): EventTypeRecord {
     eventType: row.event_type,
     displayName: row.display_name,
     displayDescription: row.display_description,
+    createdByTokenId: row.created_by_token_id ?? undefined,
     createdAtMicros: BigInt(row.created_us),
     updatedAtMicros: BigInt(row.updated_us),
   };

@@ -11,6 +11,7 @@ export interface StoredEvent {
   images: string[];
   videoClips: string[];
   properties: PropertyInput[];
+  tokenId: string | undefined;
   createdUs: bigint;
   updatedUs: bigint;
 }
@@ -24,6 +25,7 @@ export interface EventRow {
   event_type: string;
   /** JSON text: [images, video_clips, additional_properties]. */
   payload: string;
+  token_id: string | null;
   created_us: string;
   updated_us: string;
 }
@@ -34,7 +36,7 @@ export interface EventRow {
  * that was the registry's largest cost per row of a list (about 15 % of its CPU for 100 events),
  * where one JSON.parse is native.
  */
-export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type,
+export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.token_id,
        json_build_array(e.images, e.video_clips, e.additional_properties)::text AS payload,
        ${micros('e.created_at')} AS created_us, ${micros('e.updated_at')} AS updated_us`;
 
@@ -57,6 +59,7 @@ export function toStoredEvent(row: EventRow): StoredEvent {
     images,
     videoClips,
     properties: Object.entries(properties).map(([key, value]) => ({ key, value })),
+    tokenId: row.token_id ?? undefined,
     createdUs: BigInt(row.created_us),
     updatedUs: BigInt(row.updated_us),
   };

@@ -19,6 +19,8 @@ export interface EventListQuery {
   sinceUs?: bigint;
   /** Exclusive upper bound. */
   untilUs?: bigint;
+  /** The token that sent them. */
+  tokenId?: string;
   after?: EventPosition;
   newestFirst: boolean;
   limit: number;
@@ -40,6 +42,7 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Stor
   if (q.objectRef !== undefined) where.push(`object_ref = ${param(q.objectRef)}`);
   if (q.domain !== undefined) where.push(`domain = ${param(q.domain)}`);
   if (q.eventType !== undefined) where.push(`event_type = ${param(q.eventType)}`);
+  if (q.tokenId !== undefined) where.push(`token_id = ${param(q.tokenId)}::uuid`);
   if (q.sinceUs !== undefined) where.push(`created_at >= ${param(timestampFromMicros(q.sinceUs))}::timestamptz`);
   if (q.untilUs !== undefined) where.push(`created_at < ${param(timestampFromMicros(q.untilUs))}::timestamptz`);
   if (q.after) {

@@ -9,12 +9,13 @@ export interface ObjectRow {
   object_name: string;
   object_type: string;
   device_name: string;
+  created_by_token_id: string | null;
   created_us: string;
   updated_us: string;
 }
 
 /** The columns every object query selects, as ObjectRow. */
-export const OBJECT_COLUMNS = `id, object_domain, object_id, object_name, object_type, device_name,
+export const OBJECT_COLUMNS = `id, object_domain, object_id, object_name, object_type, device_name, created_by_token_id,
   ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
 
 /** An object row as the domain record. */
@@ -26,6 +27,7 @@ export function toObjectRecord(row: ObjectRow): ObjectRecord {
     objectName: row.object_name,
     objectType: row.object_type,
     deviceName: row.device_name,
+    createdByTokenId: row.created_by_token_id ?? undefined,
     createdAtMicros: BigInt(row.created_us),
     updatedAtMicros: BigInt(row.updated_us),
   };

@@ -18,6 +18,9 @@ const CALLER_ERRORS: Record<string, string> = {
 /** The foreign key (migration 0002) that makes an event's (object_ref, domain) an existing object's (id, object_domain). */
 export const OBJECT_IDENTITY_CONSTRAINT = 'events_object_identity_fkey';
 
+/** The SQLSTATE of dynamic_events_token_limit() (migration 0008): a token's creation limit reached. */
+const TOKEN_LIMIT_SQLSTATE = 'DE403';
+
 /** Rule of the AppError an identity conflict maps to (the domain names the existing object). */
 export const IDENTITY_CONFLICT_RULE = 'identity-conflict';
 
@@ -27,7 +30,11 @@ export const IDENTITY_CONFLICT_RULE = 'identity-conflict';
  * DEADLINE_EXCEEDED for a statement timeout); returns other errors unchanged.
  */
 export function fromPgError(err: unknown): unknown {
-  const { code, constraint } = (err ?? {}) as { code?: unknown; constraint?: unknown };
+  const { code, constraint, detail, message } = (err ?? {}) as { code?: unknown; constraint?: unknown; detail?: unknown; message?: unknown };
+  // Raised by the write statement when a token would pass max_devices / max_objects (migration 0008).
+  if (code === TOKEN_LIMIT_SQLSTATE && typeof message === 'string') {
+    return new AppError('PERMISSION_DENIED', message, { rule: `token-max-${String(detail)}` }, err);
+  }
   if (code === '23503' && constraint === OBJECT_IDENTITY_CONSTRAINT) {
     return new AppError('ALREADY_EXISTS', "the object's full id already names an object of another domain", { rule: IDENTITY_CONFLICT_RULE }, err);
   }

@@ -17,7 +17,11 @@ export interface Device {
   deviceName: string;
   kind: string;
   createdAt: Timestamp | undefined;
-  updatedAt: Timestamp | undefined;
+  updatedAt:
+    | Timestamp
+    | undefined;
+  /** The token whose event created it; empty when none did. */
+  createdByTokenId: string;
 }
 
 export interface GetDeviceRequest {
@@ -38,7 +42,11 @@ export interface SourceObject {
   objectType: string;
   deviceName: string;
   createdAt: Timestamp | undefined;
-  updatedAt: Timestamp | undefined;
+  updatedAt:
+    | Timestamp
+    | undefined;
+  /** The token whose event created it; empty when none did. */
+  createdByTokenId: string;
 }
 
 export interface GetObjectRequest {
@@ -57,7 +65,11 @@ export interface EventType {
   displayName: string;
   displayDescription: string;
   createdAt: Timestamp | undefined;
-  updatedAt: Timestamp | undefined;
+  updatedAt:
+    | Timestamp
+    | undefined;
+  /** The token whose event created it; empty when none did. */
+  createdByTokenId: string;
 }
 
 export interface GetEventTypeRequest {
@@ -70,7 +82,7 @@ export interface GetEventTypeResponse {
 }
 
 function createBaseDevice(): Device {
-  return { deviceName: "", kind: "", createdAt: undefined, updatedAt: undefined };
+  return { deviceName: "", kind: "", createdAt: undefined, updatedAt: undefined, createdByTokenId: "" };
 }
 
 export const Device: MessageFns<Device> = {
@@ -86,6 +98,9 @@ export const Device: MessageFns<Device> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(message.updatedAt, writer.uint32(34).fork()).join();
+    }
+    if (message.createdByTokenId !== "") {
+      writer.uint32(42).string(message.createdByTokenId);
     }
     return writer;
   },
@@ -133,6 +148,14 @@ export const Device: MessageFns<Device> = {
             }
 
             message.updatedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.createdByTokenId = reader.string();
             continue;
           }
         }
@@ -250,6 +273,7 @@ function createBaseSourceObject(): SourceObject {
     deviceName: "",
     createdAt: undefined,
     updatedAt: undefined,
+    createdByTokenId: "",
   };
 }
 
@@ -278,6 +302,9 @@ export const SourceObject: MessageFns<SourceObject> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(message.updatedAt, writer.uint32(66).fork()).join();
+    }
+    if (message.createdByTokenId !== "") {
+      writer.uint32(74).string(message.createdByTokenId);
     }
     return writer;
   },
@@ -357,6 +384,14 @@ export const SourceObject: MessageFns<SourceObject> = {
             }
 
             message.updatedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.createdByTokenId = reader.string();
             continue;
           }
         }
@@ -472,6 +507,7 @@ function createBaseEventType(): EventType {
     displayDescription: "",
     createdAt: undefined,
     updatedAt: undefined,
+    createdByTokenId: "",
   };
 }
 
@@ -494,6 +530,9 @@ export const EventType: MessageFns<EventType> = {
     }
     if (message.updatedAt !== undefined) {
       Timestamp.encode(message.updatedAt, writer.uint32(50).fork()).join();
+    }
+    if (message.createdByTokenId !== "") {
+      writer.uint32(58).string(message.createdByTokenId);
     }
     return writer;
   },
@@ -557,6 +596,14 @@ export const EventType: MessageFns<EventType> = {
             }
 
             message.updatedAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.createdByTokenId = reader.string();
             continue;
           }
         }

@@ -50,6 +50,12 @@ export interface NewEvent {
   idempotencyKey: string;
   /** Fingerprint of the request that carried the key (the gateway: sha256 of the body, hex); required with a key. */
   requestHash: string;
+  /**
+   * The token that sent the event (TokenService id; empty: none). Its policy applies (may_create,
+   * max_devices, max_objects: a refusal is PERMISSION_DENIED and stores nothing), it is recorded on
+   * the event and on every entity the event creates, and it scopes the Idempotency-Key.
+   */
+  tokenId: string;
 }
 
 /** Event is a recorded event. */
@@ -68,6 +74,8 @@ export interface Event {
   updatedAt: Timestamp | undefined;
   deviceName: string;
   objectId: string;
+  /** The token that sent it; empty when none did. */
+  tokenId: string;
 }
 
 /** Outcome says which entities this call created (false: an existing one was reused). */
@@ -351,6 +359,7 @@ function createBaseNewEvent(): NewEvent {
     videoClips: [],
     idempotencyKey: "",
     requestHash: "",
+    tokenId: "",
   };
 }
 
@@ -376,6 +385,9 @@ export const NewEvent: MessageFns<NewEvent> = {
     }
     if (message.requestHash !== "") {
       writer.uint32(58).string(message.requestHash);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(66).string(message.tokenId);
     }
     return writer;
   },
@@ -449,6 +461,14 @@ export const NewEvent: MessageFns<NewEvent> = {
             message.requestHash = reader.string();
             continue;
           }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -475,6 +495,7 @@ function createBaseEvent(): Event {
     updatedAt: undefined,
     deviceName: "",
     objectId: "",
+    tokenId: "",
   };
 }
 
@@ -512,6 +533,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.objectId !== "") {
       writer.uint32(90).string(message.objectId);
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(98).string(message.tokenId);
     }
     return writer;
   },
@@ -615,6 +639,14 @@ export const Event: MessageFns<Event> = {
             }
 
             message.objectId = reader.string();
+            continue;
+          }
+          case 12: {
+            if (tag !== 98) {
+              break;
+            }
+
+            message.tokenId = reader.string();
             continue;
           }
         }

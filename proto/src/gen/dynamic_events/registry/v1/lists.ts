@@ -35,7 +35,11 @@ export interface EventFilter {
     | Timestamp
     | undefined;
   /** Created strictly before this instant (exclusive). Not allowed in Watch. */
-  until: Timestamp | undefined;
+  until:
+    | Timestamp
+    | undefined;
+  /** Sent by this token (TokenService id). */
+  tokenId: string;
 }
 
 export interface ListEventsRequest {
@@ -89,7 +93,7 @@ export interface ListEventTypesResponse {
 }
 
 function createBaseEventFilter(): EventFilter {
-  return { deviceName: "", object: "", domain: "", eventType: "", since: undefined, until: undefined };
+  return { deviceName: "", object: "", domain: "", eventType: "", since: undefined, until: undefined, tokenId: "" };
 }
 
 export const EventFilter: MessageFns<EventFilter> = {
@@ -111,6 +115,9 @@ export const EventFilter: MessageFns<EventFilter> = {
     }
     if (message.until !== undefined) {
       Timestamp.encode(message.until, writer.uint32(50).fork()).join();
+    }
+    if (message.tokenId !== "") {
+      writer.uint32(58).string(message.tokenId);
     }
     return writer;
   },
@@ -174,6 +181,14 @@ export const EventFilter: MessageFns<EventFilter> = {
             }
 
             message.until = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 7: {
+            if (tag !== 58) {
+              break;
+            }
+
+            message.tokenId = reader.string();
             continue;
           }
         }

@@ -1,0 +1,20 @@
+import type { Queryable } from '../pool.js';
+import { query } from './query.js';
+
+/** A live token's policy as stored (the API's JSON shape). */
+export interface PolicyRow {
+  id: string;
+  name: string;
+  policy: unknown;
+}
+
+/** The version every token or settings change moves (migration 0007): what a cache compares. */
+export async function readTokensVersion(db: Queryable): Promise<string> {
+  const [row] = await query<{ version: string }>(db, 'SELECT version FROM auth_settings');
+  return row?.version ?? '0';
+}
+
+/** Every token not revoked, with its policy (expired ones too: the gateway refuses those). */
+export async function listLivePolicies(db: Queryable): Promise<PolicyRow[]> {
+  return query<PolicyRow>(db, 'SELECT id::text, name, policy FROM tokens WHERE revoked_at IS NULL');
+}

@@ -1,0 +1,77 @@
+import type { Logger } from '@dynamic-events/proto';
+import type pg from 'pg';
+import { listLivePolicies, readTokensVersion } from '../db/queries/token-policies.js';
+import { policyFromJson } from './token-policy-json.js';
+import type { TokenPolicy } from './token-policy.js';
+
+/** What the write path applies of a token's policy. */
+export interface TokenRules {
+  name: string;
+  policy: TokenPolicy;
+}
+
+/** The live tokens' policies, as the write path reads them. */
+export interface TokenPolicies {
+  /** Rules of these tokens, at most `maxAgeMs` old; an id not known then is reloaded once. Unknown: revoked or never made. */
+  rulesOf(tokenIds: Iterable<string>): Promise<Map<string, TokenRules>>;
+  /** True when the token has max_devices or max_objects (from the last load; cheap). */
+  isLimited(tokenId: string): boolean;
+}
+
+/**
+ * A cache of the token policies: the version (one cheap row) is read at most every `maxAgeMs`,
+ * the policies again only when it moved, or when an event names a token the cache does not hold
+ * (one made a moment ago). So a policy change applies to events within about `maxAgeMs`.
+ */
+export function createTokenPolicies(deps: { pool: pg.Pool; logger: Logger; maxAgeMs?: number }): TokenPolicies {
+  const maxAgeMs = deps.maxAgeMs ?? 1000;
+  let version = '';
+  let checkedAt = 0;
+  let rules = new Map<string, TokenRules>();
+  let refreshing: Promise<void> | undefined;
+
+  async function reload(force: boolean): Promise<void> {
+    const current = await readTokensVersion(deps.pool);
+    checkedAt = Date.now();
+    if (!force && current === version) return;
+    const next = new Map<string, TokenRules>();
+    for (const row of await listLivePolicies(deps.pool)) {
+      try {
+        next.set(row.id, { name: row.name, policy: policyFromJson(row.policy) });
+      } catch (err) {
+        // Written through validatePolicy, so only a hand-edited row gets here: it may do nothing.
+        deps.logger.error({ err, tokenId: row.id }, 'stored token policy is unreadable: the token may not create anything');
+        next.set(row.id, { name: row.name, policy: { mayCreate: [], maxDevices: 0, maxObjects: 0 } });
+      }
+    }
+    rules = next;
+    version = current;
+  }
+
+  /**
+   * One refresh at a time; callers arriving meanwhile share it. A forced one (a token the cache
+   * does not hold) waits for a refresh in flight, which may have read the version just before
+   * that token was made, then reloads.
+   */
+  async function refresh(force: boolean): Promise<void> {
+    if (refreshing) {
+      await refreshing;
+      if (!force) return;
+    }
+    refreshing ??= reload(force).finally(() => (refreshing = undefined));
+    return refreshing;
+  }
+
+  return {
+    async rulesOf(tokenIds) {
+      const ids = [...tokenIds];
+      if (Date.now() - checkedAt > maxAgeMs) await refresh(false);
+      if (ids.some((id) => !rules.has(id))) await refresh(true);
+      return new Map(ids.flatMap((id) => (rules.has(id) ? [[id, rules.get(id)!] as const] : [])));
+    },
+    isLimited(tokenId) {
+      const policy = rules.get(tokenId)?.policy;
+      return policy?.maxDevices !== undefined || policy?.maxObjects !== undefined;
+    },
+  };
+}

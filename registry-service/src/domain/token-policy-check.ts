@@ -1,0 +1,94 @@
+import { AppError } from '@dynamic-events/proto';
+import type pg from 'pg';
+import { existingEntities } from '../db/queries/entity-existence.js';
+import { eventTypeKey } from '../db/queries/event-types.js';
+import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entities.js';
+import type { EventRecorder } from './record-events.js';
+import type { TokenPolicies, TokenRules } from './token-policies.js';
+import { CREATABLE_KINDS } from './token-policy.js';
+import { fullObjectId, type NewEvent } from './types.js';
+
+type Kind = (typeof CREATABLE_KINDS)[number];
+
+/** An entity an event would create if it did not exist: its kind, existence key and the field naming it. */
+interface Candidate {
+  kind: Kind;
+  key: string;
+  field: string;
+}
+
+/** What an event names, in the order the spec creates them. */
+function candidatesOf(event: NewEvent): Candidate[] {
+  const { source, eventType } = event;
+  return [
+    { kind: 'devices', key: `device:${source.deviceName}`, field: 'source.device_name' },
+    { kind: 'objects', key: `object:${fullObjectId(source.objectDomain, source.objectId)}`, field: 'source.object_id' },
+    { kind: 'event_types', key: `event_type:${eventTypeKey(source.objectDomain, eventType.eventType)}`, field: 'event.event_type.event_type' },
+  ];
+}
+
+/** The known-entities cache's key of a candidate (entities seen exist: they are never deleted). */
+function cacheKey(c: Candidate): string {
+  const value = c.key.slice(c.key.indexOf(':') + 1);
+  return c.kind === 'devices' ? deviceKey(value) : c.kind === 'objects' ? objectKey(value) : typeKey(value);
+}
+
+const refusal = (rules: TokenRules, c: Candidate) =>
+  new AppError('PERMISSION_DENIED', `token '${rules.name}' may not create ${c.kind.replace('_', ' ')}`, { field: c.field, rule: 'token-may-create' });
+
+/**
+ * Applies `may_create` before anything is written: an event whose token may not create a kind of
+ * entity is refused (PERMISSION_DENIED, naming the token and the rule) when its entity of that kind
+ * does not exist; the others of the call go on. Entities are never deleted, so "exists now" stays
+ * true until the write. Events of a token that is no longer live (revoked meanwhile) are refused
+ * too. max_devices / max_objects are counted inside the write statement itself (record-events-sql.ts).
+ */
+export function createPolicyRecorder(inner: EventRecorder, deps: { pool: pg.Pool; policies: TokenPolicies; known: KnownEntities }): EventRecorder {
+  async function refusalsOf(events: NewEvent[], rules: Map<string, TokenRules>): Promise<Array<AppError | undefined>> {
+    type Check = { refused: AppError } | { token: TokenRules; restricted: Candidate[] } | undefined;
+    const checks = events.map((event): Check => {
+      if (event.tokenId === undefined) return undefined;
+      const token = rules.get(event.tokenId);
+      if (!token) return { refused: new AppError('PERMISSION_DENIED', 'the token that sent this event is revoked', { field: 'token_id', rule: 'token-revoked' }) };
+      const allowed = token.policy.mayCreate;
+      if (allowed === undefined) return undefined;
+      const restricted = candidatesOf(event).filter((c) => !allowed.includes(c.kind) && !deps.known.has(cacheKey(c)));
+      return restricted.length === 0 ? undefined : { token, restricted };
+    });
+    const unknown = checks.flatMap((c): Candidate[] => (c && 'restricted' in c ? c.restricted : []));
+    const existing = unknown.length === 0 ? new Set<string>() : await existingEntities(deps.pool, wantedOf(unknown, events));
+    return checks.map((check) => {
+      if (!check) return undefined;
+      if ('refused' in check) return check.refused;
+      const missing = check.restricted.find((c) => !existing.has(c.key));
+      return missing && refusal(check.token, missing);
+    });
+  }
+
+  return {
+    async record(events) {
+      const tokenIds = new Set(events.flatMap((e) => (e.tokenId === undefined ? [] : [e.tokenId])));
+      if (tokenIds.size === 0) return inner.record(events);
+      const refusals = await refusalsOf(events, await deps.policies.rulesOf(tokenIds));
+      const allowed = events.filter((_, i) => refusals[i] === undefined);
+      const written = allowed.length === 0 ? [] : await inner.record(allowed);
+      let next = 0;
+      return events.map((_, i) => {
+        const error = refusals[i];
+        return error ? { ok: false, error } : written[next++]!;
+      });
+    },
+  };
+}
+
+/** The existence query's arguments for the candidates (event types need their domain back). */
+function wantedOf(candidates: Candidate[], events: NewEvent[]) {
+  const types = new Map<string, { domain: string; eventType: string }>();
+  for (const e of events) types.set(`event_type:${eventTypeKey(e.source.objectDomain, e.eventType.eventType)}`, { domain: e.source.objectDomain, eventType: e.eventType.eventType });
+  const value = (c: Candidate) => c.key.slice(c.key.indexOf(':') + 1);
+  return {
+    devices: candidates.filter((c) => c.kind === 'devices').map(value),
+    objects: candidates.filter((c) => c.kind === 'objects').map(value),
+    types: candidates.filter((c) => c.kind === 'event_types').flatMap((c) => types.get(c.key) ?? []),
+  };
+}
