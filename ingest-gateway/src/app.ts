@@ -24,6 +24,7 @@ import { readRoutes } from './routes/reads.js';
 import { streamRoutes } from './routes/stream.js';
 import { tokenAdminRoutes } from './routes/token-admin.js';
 import type { TokenSource } from './token-sync.js';
+import type { RateLimiter } from './rate-limit.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
@@ -34,6 +35,8 @@ export interface AppDeps {
   media: MediaClient;
   /** The registry's TokenService (admin API) and the gateway's copy of the tokens (auth); omitted: bootstrap token only. */
   tokens?: { client: TokenClient; source: TokenSource };
+  /** Tokens' rate limits (rate-limit.ts); omitted: none applied. */
+  limitRate?: RateLimiter;
   metrics: Metrics;
   /** Aborted when shutdown starts: /readyz answers 503 and responses close their connection. */
   draining?: AbortSignal;
@@ -76,6 +79,7 @@ function createPost(deps: AppDeps): DynamicEventPost {
     maxImageBytes: deps.config.maxImageBytes,
     maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
     publicBaseUrl: deps.config.publicBaseUrl,
+    limitRate: deps.limitRate,
   });
 }
 

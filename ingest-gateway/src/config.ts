@@ -15,6 +15,7 @@ import {
   PLATFORM_SEGMENT,
   PORT,
   PUBLIC_BASE_URL,
+  REDIS_URL,
   REGISTRY_ADDR,
   REGISTRY_GRPC_PORT,
   SHUTDOWN_TIMEOUT_MS,
@@ -36,6 +37,8 @@ export interface GatewayConfig {
   adminToken: string | undefined;
   /** How often the token snapshot is refreshed from the registry. */
   tokenSyncIntervalMs: number;
+  /** Redis shared by every gateway for the tokens' rate limits; undefined: limits per gateway. */
+  redisUrl: string | undefined;
   registryAddr: string;
   mediaAddr: string;
   maxBodyBytes: number;
@@ -86,6 +89,7 @@ export const GATEWAY_ENV = defineEnv(
       default: 1000,
       description: 'How often each gateway refreshes its copy of the tokens from the registry: a revoked or expired token is refused within this plus one call (well under 5 s).',
     }),
+    REDIS_URL,
     MAX_BODY_BYTES: integer({ minimum: 1, maximum: 256 * MIB, default: 16 * MIB, description: 'Largest request body (413 above).' }),
     MAX_INFLIGHT_BODY_BYTES: integer({
       minimum: 1,
@@ -154,6 +158,7 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     dynamicEventsToken: v.DYNAMIC_EVENTS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
     tokenSyncIntervalMs: v.TOKEN_SYNC_INTERVAL_MS,
+    redisUrl: v.REDIS_URL,
     registryAddr: v.REGISTRY_ADDR ?? `127.0.0.1:${v.REGISTRY_GRPC_PORT}`,
     mediaAddr: v.MEDIA_ADDR ?? `127.0.0.1:${v.MEDIA_GRPC_PORT}`,
     maxBodyBytes: v.MAX_BODY_BYTES,

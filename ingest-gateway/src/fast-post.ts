@@ -42,6 +42,8 @@ export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): Fast
     try {
       checkHost(req);
       const token = post.authenticate(req);
+      const limited = post.limitRate(token);
+      if (limited) await limited;
       reserved = post.budget.reserve(req);
       const body = await post.readBody(req);
       send(res, 200, requestId, JSON.stringify(await post.record(req, body, requestId, token)), undefined, deps.draining);

@@ -19,6 +19,7 @@ import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http-server.js';
 import { createMetrics } from './metrics.js';
 import { createTokenSync } from './token-sync.js';
+import { createRateLimiter, createRedisClient } from './rate-limit.js';
 
 /** A GetImage stream lasts as long as a slow HTTP client takes to read the image. */
 const MEDIA_STREAM_DEADLINE_MS = 5 * 60_000;
@@ -61,7 +62,9 @@ runMain(bootLogger, async () => {
   void tokenSync.start();
   const draining = new AbortController();
   const tokens = { client: tokenClient, source: tokenSync };
-  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, draining: draining.signal });
+  const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
+  const limitRate = createRateLimiter({ redis, logger, metrics });
+  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, limitRate, draining: draining.signal });
 
   const server = createHttpServer(handler, config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
@@ -77,6 +80,7 @@ runMain(bootLogger, async () => {
       media: config.mediaAddr,
       auth: config.dynamicEventsToken === undefined ? 'tokens from the registry' : 'bootstrap token and tokens from the registry',
       adminApi: config.adminToken === undefined ? 'off' : 'on',
+      rateLimits: config.redisUrl === undefined ? 'per gateway' : 'shared in redis',
     },
     'ingest-gateway listening',
   );
@@ -92,6 +96,7 @@ runMain(bootLogger, async () => {
     await closeGracefully(server, config.shutdownTimeoutMs, logger);
     tokenSync.stop();
     tokenClient.close();
+    redis?.disconnect();
     registry.close();
     media.close();
     await metricsServer.close();

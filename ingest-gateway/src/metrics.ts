@@ -16,6 +16,8 @@ export interface Metrics {
   readonly tokenSyncs: Counter<'result'>;
   /** Seconds since the token snapshot was last confirmed by the registry (revocations wait for it). */
   readonly tokenSnapshotAge: Gauge;
+  /** Requests of tokens with a rate, by result ("allowed", "limited", "fallback": Redis unreachable, checked locally). */
+  readonly tokenRateChecks: Counter<'result'>;
 }
 
 /** Registers the HTTP metrics on `registry` (the metrics server's, which adds the process metrics). */
@@ -56,6 +58,12 @@ export function createMetrics(registry = new Registry()): Metrics {
     tokenSyncs: new Counter({
       name: 'gateway_token_syncs_total',
       help: 'Token snapshot refreshes from the registry, by result (changed, unchanged, failed)',
+      labelNames: ['result'],
+      registers: [registry],
+    }),
+    tokenRateChecks: new Counter({
+      name: 'gateway_token_rate_checks_total',
+      help: 'Requests of tokens with a rate limit, by result (allowed, limited, fallback: Redis unreachable, checked per gateway)',
       labelNames: ['result'],
       registers: [registry],
     }),

@@ -12,6 +12,7 @@ describe('loadConfig', () => {
       dynamicEventsToken: undefined,
       adminToken: undefined,
       tokenSyncIntervalMs: 1000,
+      redisUrl: undefined,
       registryAddr: '127.0.0.1:50051',
       mediaAddr: '127.0.0.1:50052',
       maxBodyBytes: 16_777_216,

@@ -42,6 +42,8 @@ export interface GatewayOptions {
   adminToken?: string;
   /** The TokenService client and the token copy (fakes in unit tests). */
   tokens?: AppDeps['tokens'];
+  /** Tokens' rate limits (none by default). */
+  limitRate?: AppDeps['limitRate'];
   maxBodyBytes?: number;
   maxImageBytes?: number;
   /** MAX_INFLIGHT_BODY_BYTES (default 32 MiB). */
@@ -80,6 +82,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     media,
     metrics,
     tokens: options.tokens,
+    limitRate: options.limitRate,
     draining: draining.signal,
     probeDeadlineMs: 200,
   };

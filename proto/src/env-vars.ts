@@ -115,3 +115,12 @@ export const DYNAMIC_EVENTS_TOKEN = text({
   description:
     'Bootstrap token: requests need `Authorization: Bearer <token>` when it is set or once a token was created (see [Tokens](#tokens)). Set it on the registry too, so that ListTokens shows it.',
 });
+
+/** Redis: the registry's creation locks and the gateways' shared token rate limits. */
+export const REDIS_URL = text({
+  pattern: '^rediss?://',
+  hint: 'must be a redis:// or rediss:// URL',
+  defaultText: 'unset',
+  description:
+    'Redis for the registry\'s creation locks and the gateways\' token rate limits. Unset: an in-process lock (fine for one registry instance) and per-gateway rate limits (exact with one gateway; see [Rate limits](#rate-limits)).',
+});

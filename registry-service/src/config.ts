@@ -10,6 +10,7 @@ import {
   METRICS_HOST,
   metricsPort,
   oneOf,
+  REDIS_URL,
   REGISTRY_GRPC_PORT,
   required,
   SHUTDOWN_TIMEOUT_MS,
@@ -68,12 +69,7 @@ export const REGISTRY_ENV = defineEnv({
     default: 'auto',
     description: '`auto` applies pending migrations at start-up (under an advisory lock, safe with many replicas); `skip` leaves them to a separate job.',
   }),
-  REDIS_URL: text({
-    pattern: '^rediss?://',
-    hint: 'must be a redis:// or rediss:// URL',
-    defaultText: 'unset',
-    description: 'Redis for the creation locks. Unset: an in-process lock (fine for one registry instance).',
-  }),
+  REDIS_URL,
   LOCK_TTL_MS: integer({ minimum: 100, maximum: 600_000, default: 10_000, description: 'Lifetime of a creation lock (a crashed holder blocks nobody for longer).' }),
   LOCK_WAIT_MS: integer({
     minimum: 0,

@@ -62,8 +62,8 @@ export function createFailureAnswer(deps: { logger: Logger; metrics: Metrics }):
     }
     const headers: Record<string, string> = {};
     const details = err instanceof AppError ? err.details : undefined;
-    // A 503 is an overload or an outage, never the caller's fault: always say when to try again.
-    if (failure.status === 503) headers['Retry-After'] = String(details?.retryAfterSeconds || 1);
+    // A 503 is an overload or an outage, never the caller's fault, and a 429 a rate: always say when to try again.
+    if (failure.status === 503 || failure.status === 429) headers['Retry-After'] = String(details?.retryAfterSeconds || 1);
     if (failure.status === 401 && details?.wwwAuthenticate !== undefined) headers['WWW-Authenticate'] = details.wwwAuthenticate;
     return { status: failure.status, headers, body: { error: failure.message } };
   };

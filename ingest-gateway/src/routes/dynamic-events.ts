@@ -6,7 +6,8 @@ import { createIdentityGuard } from '../clients/identity-guard.js';
 import type { MediaClient } from '../clients/media.js';
 import { mediaUrl } from './media.js';
 import type { RegistryClient } from '../clients/registry.js';
-import type { GatewayState } from '../context.js';
+import type { GatewayMiddleware, GatewayState } from '../context.js';
+import type { RateLimiter } from '../rate-limit.js';
 import { bearerAuth, type Authenticator } from '../middleware/auth.js';
 import { bodyBudget, createBodyBudget, type BodyBudget } from '../middleware/body-budget.js';
 import { readIdempotencyKey } from '../idempotency-key.js';
@@ -30,6 +31,8 @@ export interface DynamicEventPostDeps {
   publicBaseUrl: string;
   /** MAX_INFLIGHT_BODY_BYTES: bodies being handled at once, all requests together. */
   maxInflightBodyBytes: number;
+  /** A token's rate, checked after auth and before the body is read (none: no limits). */
+  limitRate?: RateLimiter;
 }
 
 /**
@@ -40,6 +43,8 @@ export interface DynamicEventPost {
   /** The route's path, `{base}/dynamic-events`. */
   path: string;
   authenticate: Authenticator;
+  /** The token's rate (rate-limit.ts): undefined when there is nothing to wait for. */
+  limitRate: RateLimiter;
   budget: BodyBudget;
   readBody(req: IncomingMessage): Promise<JsonBody>;
   /** Everything after the body was read, up to the answer (the event as the spec shows it); `token` authenticated it. */
@@ -47,7 +52,7 @@ export interface DynamicEventPost {
 }
 
 /**
- * auth → body budget → Content-Type → body (size limit, UTF-8) → JSON object → shape →
+ * auth → the token's rate → body budget → Content-Type → body (size limit, UTF-8) → JSON object → shape →
  * Idempotency-Key → schema → characters → the token's domains → strict Base64 → identity check → media.StoreImage →
  * registry.RecordEvent → 200 with the event. With a key the registry decides: record, replay the
  * recorded event, or refuse (409); a replay may store its image again (content-addressed, so it is
@@ -64,6 +69,7 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
   return {
     path: `${deps.base}/dynamic-events`,
     authenticate: deps.authenticate,
+    limitRate: deps.limitRate ?? (() => undefined),
     budget: createBodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes }),
     readBody: (req) => readJsonBody(req, bodyOptions),
     async record(req, body, requestId, token) {
@@ -95,7 +101,11 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
 /** The POST as a Koa route (paths the fast path leaves to Koa: another case, a trailing slash...). */
 export function dynamicEventRoutes(router: Router<GatewayState>, post: DynamicEventPost): void {
   const body = jsonBody(post.readBody);
-  router.post(post.path, bearerAuth(post.authenticate), bodyBudget(post.budget), body, async (ctx) => {
+  const rate: GatewayMiddleware = async (ctx, next) => {
+    await post.limitRate(ctx.state.token);
+    return next();
+  };
+  router.post(post.path, bearerAuth(post.authenticate), rate, bodyBudget(post.budget), body, async (ctx) => {
     const json = ctx.state.json;
     if (json === undefined) throw new Error('the json-body middleware did not run');
     ctx.body = await post.record(ctx.req, json, ctx.state.requestId, ctx.state.token);
