@@ -15,13 +15,16 @@ describe('registry client', () => {
       additionalProperties: input().properties,
       images: ['https://a.test/1.jpg', 'https://a.test/2.jpg'],
       videoClips: ['https://a.test/1.mp4'],
-      // No Idempotency-Key: the proto's empty strings.
+      // No Idempotency-Key and no token: the proto's empty strings.
       idempotencyKey: '',
       requestHash: '',
+      tokenId: '',
     });
     expect(seen.requestIds.at(-1)).toBe('req-1');
     await registryClient.recordEvent({ ...input(), idempotency: { key: 'k-1', requestHash: 'h-1' } }, { requestId: 'req-2' });
     expect(seen.requests.at(-1)).toMatchObject({ idempotencyKey: 'k-1', requestHash: 'h-1' });
+    await registryClient.recordEvent({ ...input(), tokenId: '0193a1b2-0000-7000-8000-000000000009' }, { requestId: 'req-3' });
+    expect(seen.requests.at(-1)).toMatchObject({ tokenId: '0193a1b2-0000-7000-8000-000000000009' });
     expect(event).toEqual({
       id: expect.any(String),
       domain: 'acme.camera',
@@ -32,6 +35,7 @@ describe('registry client', () => {
       properties: input().properties,
       createdAt: '2025-11-21T08:20:04.123456000Z',
       updatedAt: '2025-11-21T08:20:05.000000007Z',
+      tokenId: null,
     });
     expect(await registryClient.getEvent(event.id, { requestId: 'req-2' })).toEqual(event);
   });
@@ -43,6 +47,7 @@ describe('registry client', () => {
       kind: 'generic',
       createdAt: '2025-11-21T08:20:04.123456000Z',
       updatedAt: '2025-11-21T08:20:05.000000007Z',
+      createdByTokenId: null,
     });
     expect(await registryClient.getObject('acme.camera.channel-1', call)).toMatchObject({ id: 'acme.camera.channel-1', objectId: 'channel-1', objectDomain: 'acme.camera', deviceName: 'camera-01' });
     expect(await registryClient.getEventType('acme.camera', 'motion', call)).toMatchObject({ domain: 'acme.camera', eventType: 'motion', displayDescription: 'Moved' });

@@ -18,7 +18,7 @@ describe('read endpoints', () => {
     expect(await get(`/dynamic-events/${String(created.id)}`)).toEqual({ status: 200, json: created });
     expect(await get('/devices/camera-01')).toEqual({
       status: 200,
-      json: { device_name: 'camera-01', kind: 'generic', created_at: CREATED_AT, updated_at: CREATED_AT },
+      json: { device_name: 'camera-01', kind: 'generic', created_at: CREATED_AT, updated_at: CREATED_AT, created_by_token_id: null },
     });
     expect(await get('/objects/acme.camera.motion.channel-1')).toEqual({
       status: 200,
@@ -31,11 +31,12 @@ describe('read endpoints', () => {
         device_name: 'camera-01',
         created_at: CREATED_AT,
         updated_at: CREATED_AT,
+        created_by_token_id: null,
       },
     });
     expect(await get('/event-types/acme.camera.motion/motion')).toEqual({
       status: 200,
-      json: { domain: 'acme.camera.motion', event_type: 'motion', display_name: 'Motion', display_description: 'Motion detected', created_at: CREATED_AT, updated_at: CREATED_AT },
+      json: { domain: 'acme.camera.motion', event_type: 'motion', display_name: 'Motion', display_description: 'Motion detected', created_at: CREATED_AT, updated_at: CREATED_AT, created_by_token_id: null },
     });
   });
 

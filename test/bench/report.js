@@ -11,6 +11,7 @@ const TITLES = {
   images: 'images, unique ~117 KiB PNG',
   scale: 'scale: steady on 10 M events',
   watch: 'steady + 10 SSE watchers',
+  auth: 'steady, token required and sent',
   list: 'list: device latest 100, 10 M',
   listAlone: 'list, one connection, 10 M',
 };
@@ -35,6 +36,12 @@ function mainTable(scenarios, quick) {
   return table(['scenario', 'conns', '2xx/s', 'base/s', 'ratio', 'p50 ms', 'p99 ms', 'base p50', 'failed', 'goal', 'result'], rows, [0, 9, 10]);
 }
 
+/** What a scenario's base run was (the echo, unless the scenario compares two stack runs). */
+function baseTitle(name, r) {
+  const own = { scale: 'steady, empty database (interleaved)', watch: 'steady without watchers', auth: 'steady, no token required (interleaved)' };
+  return own[name] ?? `echo for ${name} (${r.connections} conns)`;
+}
+
 function cpuTable(scenarios) {
   const rows = [];
   const row = (title, cpu) => {
@@ -42,7 +49,7 @@ function cpuTable(scenarios) {
     rows.push([title, ...cells.map((v) => num(v)), num(cells.reduce((sum, v) => sum + (v ?? 0), 0))]);
   };
   for (const [name, r] of Object.entries(scenarios)) {
-    if (r.base) row(name === 'scale' ? 'steady, empty database (interleaved)' : name === 'watch' ? 'steady without watchers' : `echo for ${name} (${r.connections} conns)`, r.base.cpuUsPerEvent);
+    if (r.base) row(baseTitle(name, r), r.base.cpuUsPerEvent);
     row(TITLES[name], r.cpuUsPerEvent);
   }
   return table(['CPU us per 2xx event', ...CPU_COLUMNS.map(([, title]) => title), 'total'], rows);
@@ -58,7 +65,7 @@ function gcTable(scenarios) {
   };
   for (const [name, r] of Object.entries(scenarios)) {
     if (!r.gc) continue;
-    if (r.base?.gc) row(name === 'scale' ? 'steady, empty database (interleaved)' : name === 'watch' ? 'steady without watchers' : `echo for ${name} (${r.connections} conns)`, r.base);
+    if (r.base?.gc) row(baseTitle(name, r), r.base);
     row(TITLES[name], r);
   }
   return table(['per 1,000 events: major GCs / GC pause ms', 'echo/gateway', 'registry', 'media'], rows);

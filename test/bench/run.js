@@ -24,8 +24,9 @@ import * as scenarios from './scenarios.js';
 import { seedScale } from './seed.js';
 import { checkRoot, startEcho, startStack } from './stack.js';
 import { listScenario, watchScenario } from './watch.js';
+import { authScenario, BENCH_ADMIN_TOKEN } from './auth.js';
 
-const ALL = ['steady', 'sequential', 'first', 'images', 'watch', 'scale', 'list'];
+const ALL = ['steady', 'sequential', 'first', 'images', 'watch', 'auth', 'scale', 'list'];
 const log = (line) => console.error(`bench: ${line}`);
 
 const { values: cli } = parseArgs({
@@ -85,7 +86,8 @@ async function prepareScaleDatabase() {
 
 /** Starts a stack on `dbUrl` (undefined: embedded) and returns its load target; stopped by cleanup. */
 async function stackOn(dbUrl, name) {
-  const stack = await startStack(root, dbUrl ? { DATABASE_URL: dbUrl } : {}, name);
+  // ADMIN_TOKEN only opens the admin API (the auth scenario uses it); the instance stays open until a token exists.
+  const stack = await startStack(root, { ...(dbUrl ? { DATABASE_URL: dbUrl } : {}), ADMIN_TOKEN: BENCH_ADMIN_TOKEN }, name);
   cleanups.push(stack.stop);
   const missing = ['gateway', 'registry', 'media'].filter((role) => !stack.services[role]);
   if (missing.length > 0) log(`WARNING: ${missing.join(', ')} not found among the launcher's children: no CPU or RSS figures for them`);
@@ -118,6 +120,7 @@ async function emptyDatabaseScenarios(images) {
   await run('first', () => scenarios.first(ctx, target, dbUrl));
   await run('images', () => scenarios.imagesScenario(ctx, target, images));
   await run('watch', () => watchScenario(ctx, target));
+  await run('auth', () => authScenario(ctx, stack, target));
   if (selected.has('scale') || selected.has('list')) return target;
   await stack.stop();
   return undefined;

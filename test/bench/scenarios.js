@@ -19,6 +19,7 @@ export const GOALS = {
     text: '>= 0.9 x without, 200->watcher p99 <= 1 s, p50 <= 100 ms',
     pass: (r) => r.ratio >= 0.9 && r.watch.p99 <= 1000 && r.watch.p50 <= 100 && r.watch.missing === 0,
   },
+  auth: { text: '>= 0.95 x without auth', pass: (r) => r.ratio >= 0.95 },
   list: { text: 'p99 <= 20 ms', pass: (r) => r.p99 <= 20 },
   listAlone: { text: 'p50/p99 reported (no threshold)', pass: () => null },
 };
