@@ -8,6 +8,16 @@ import type { TokenCredential } from './token-model.js';
  * counts, the registry decides in the same transaction as the write.) A refusal is 403 naming the
  * token and the rule.
  */
+/**
+ * True when the registry applies part of the token's policy (may_create, max_devices, max_objects):
+ * before an image is stored the gateway then asks the registry (CheckEvent), so that a refused
+ * event stores no image either. Other tokens pay nothing for it.
+ */
+export function registryDecidesFor(token: TokenCredential | undefined): boolean {
+  const policy = token?.policy;
+  return policy !== undefined && (policy.mayCreate !== undefined || policy.maxDevices !== undefined || policy.maxObjects !== undefined);
+}
+
 export function checkTokenPolicy(token: TokenCredential | undefined, input: EventInput): void {
   const domains = token?.policy.domains;
   if (token === undefined || domains === undefined) return;

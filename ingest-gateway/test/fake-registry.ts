@@ -17,6 +17,8 @@ export interface FakeRegistry extends RegistryClient {
   serving: boolean;
   /** When set, every call rejects with it. */
   failWith: unknown;
+  /** When set, checkEvent rejects with it (a token's policy refusing the event). */
+  checkFailsWith: unknown;
   /** The last list or watch query received. */
   lastQuery: unknown;
   /** What watch() yields before it waits for its signal. */
@@ -44,6 +46,7 @@ export function fakeRegistry(): FakeRegistry {
     requestIds: [],
     serving: true,
     failWith: undefined,
+    checkFailsWith: undefined,
     lastQuery: undefined,
     watchMessages: [],
   };
@@ -79,8 +82,14 @@ function fakeLists(fake: FakeState, { events, devices, objects, types }: Store):
   };
 }
 
-function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, 'recordEvent' | 'isServing' | 'close'> {
+function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, 'checkEvent' | 'recordEvent' | 'isServing' | 'close'> {
   return {
+    async checkEvent(_input, call) {
+      fake.calls.push('checkEvent');
+      fake.requestIds.push(call.requestId);
+      if (fake.failWith !== undefined) throw fake.failWith;
+      if (fake.checkFailsWith !== undefined) throw fake.checkFailsWith;
+    },
     async recordEvent(input, call) {
       fake.calls.push('recordEvent');
       fake.requestIds.push(call.requestId);
@@ -143,12 +152,16 @@ function found<T>(value: T | undefined, message: string): T {
   return value;
 }
 
-/** Registry list and watch handlers for fake gRPC registries that only serve writes and single reads. */
-export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistryServiceServer>, ReadRpcs> {
+/**
+ * Registry list and watch handlers for fake gRPC registries that only serve writes and single reads,
+ * and a CheckEvent that accepts every event (no token policies in those fakes).
+ */
+export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistryServiceServer>, ReadRpcs | 'checkEvent'> {
   const no = (): never => {
     throw new AppError('UNIMPLEMENTED', 'not in this fake');
   };
   return {
+    checkEvent: async () => ({}),
     listEvents: async () => no(),
     listDevices: async () => no(),
     listObjects: async () => no(),

@@ -1,3 +1,4 @@
+import { AppError } from '@dynamic-events/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 import { fakeTokens, type FakeTokens } from './fake-tokens.js';
@@ -122,6 +123,27 @@ describe('token policy, the bootstrap token and the reads', () => {
     }
     expect(gateway.registry.calls).toHaveLength(calls);
     expect(gateway.media.calls).toEqual([]);
+  });
+
+  it('asks the registry before storing the image of a token whose policy it applies: a refusal stores no image', async () => {
+    const tokens = fakeTokens();
+    const strict = tokens.add('vendor-x', { policy: { mayCreate: ['objects'] } });
+    const plain = tokens.add('vendor-y');
+    const gateway = await start(tokens);
+    const withImage = () => mutate((b) => (b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64')));
+    gateway.registry.checkFailsWith = new AppError('PERMISSION_DENIED', "token 'vendor-x' may not create devices", { field: 'source.device_name', rule: 'token-may-create' });
+    const refused = await gateway.post(withImage(), { Authorization: `Bearer ${strict}` });
+    expect(refused.status).toBe(403);
+    expect(refused.json).toEqual({ error: "token 'vendor-x' may not create devices" });
+    expect(gateway.media.calls).toEqual([]);
+    // After the identity check (a lookup of the object), before media; nothing recorded.
+    expect(gateway.registry.calls.filter((c) => c !== 'getObject')).toEqual(['checkEvent']);
+    // Tokens whose policy the registry does not apply, and events without an image, are not asked about.
+    gateway.registry.calls.length = 0;
+    expect((await gateway.post(withImage(), { Authorization: `Bearer ${plain}` })).status).toBe(200);
+    gateway.registry.checkFailsWith = undefined;
+    expect((await gateway.post(validBody(), { Authorization: `Bearer ${strict}` })).status).toBe(200);
+    expect(gateway.registry.calls.filter((c) => c !== 'getObject')).toEqual(['recordEvent', 'recordEvent']);
   });
 
   it('applies to the reads too', async () => {

@@ -16,7 +16,7 @@ import { createIdempotentRecorder } from './domain/idempotency.js';
 import { createKeyPurger, type KeyPurger } from './domain/idempotency-purge.js';
 import { createKnownEntities } from './domain/known-entities.js';
 import { createTokenPolicies } from './domain/token-policies.js';
-import { createPolicyRecorder } from './domain/token-policy-check.js';
+import { createPolicyCheck, createPolicyRecorder } from './domain/token-policy-check.js';
 import { createLister } from './domain/lists.js';
 import { createReader } from './domain/reads.js';
 import { createRetention, type Retention } from './domain/retention.js';
@@ -106,12 +106,13 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
   // A token's may_create is applied before keys are claimed or anything is written.
-  const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), { pool, policies, known });
+  const policyCheck = createPolicyCheck({ pool, policies, known });
+  const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), policyCheck);
   const watchEncoding = createWatchEncoding();
   const definition = { ...registry.RegistryServiceService, watch: { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize } };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
-    createRegistryHandlers({ watchEncoding, recorder, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
+    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
   );
   // The settings module manages tokens and the gateways sync them on the registry's own port.
   grpc.addService<registry.TokenServiceServer>(

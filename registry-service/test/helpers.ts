@@ -139,6 +139,7 @@ export function registryApi(client: registry.RegistryServiceClient) {
   const settings = { deadlineMs: 15_000 };
   return {
     recordEvent: (event: registry.NewEvent | undefined) => callUnary(client.recordEvent.bind(client), { event }, settings),
+    checkEvent: (event: registry.NewEvent | undefined) => callUnary(client.checkEvent.bind(client), { event }, settings),
     recordEvents: async (events: registry.NewEvent[]) => {
       const { results } = await callUnary(client.recordEvents.bind(client), { events, requestIds: [] }, settings);
       // The recorded events and outcomes in request order (undefined where an event was refused).

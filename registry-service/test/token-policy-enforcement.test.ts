@@ -104,6 +104,17 @@ describe.skipIf(!up)('max_devices and max_objects', () => {
     expect(again.outcome?.deviceCreated).toBe(false);
   });
 
+  it('counts what the token created before its limit was set', async () => {
+    const token = await newToken('later');
+    await t.api.recordEvent(eventOf(token.id));
+    await t.api.recordEvent(eventOf(token.id));
+    await tokens.update({ id: token.id, policy: policy({ maxDevices: '2' }) });
+    // The registry reads policy changes at most a second late (its cache checks the version once a second).
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const err = await rejection(t.api.recordEvent(eventOf(token.id)));
+    expect({ code: err.code, rule: err.details.rule }).toEqual({ code: 'PERMISSION_DENIED', rule: 'token-max-devices' });
+  });
+
   it('counts objects the same way, in one call with other tokens’ events', async () => {
     const limited = await newToken('objects', { maxObjects: '2' });
     const open = await newToken('open');
@@ -113,6 +124,33 @@ describe.skipIf(!up)('max_devices and max_objects', () => {
     expect(results.filter((r) => r.recorded).length).toBe(3);
     expect(results.filter((r) => r.error?.rule === 'token-max-objects').length).toBe(2);
     expect(results[4]!.recorded).toBeTruthy();
+  });
+});
+
+describe.skipIf(!up)('CheckEvent (asked before an image is stored)', () => {
+  it('refuses what RecordEvent would refuse for the token, limits included, and writes nothing', async () => {
+    const open = await newToken('open');
+    const strict = await newToken('strict', { mayCreate: { values: ['objects', 'event_types'] }, maxObjects: '1' });
+    const device = unique('dev');
+    await t.api.recordEvent(eventOf(open.id, { deviceName: device }));
+    const newDevice = await rejection(t.api.checkEvent(eventOf(strict.id)));
+    expect({ code: newDevice.code, message: newDevice.message }).toEqual({ code: 'PERMISSION_DENIED', message: `token '${strict.name}' may not create devices` });
+    // Within the limit: accepted, and nothing written by the check.
+    const first = eventOf(strict.id, { deviceName: device });
+    expect(await t.api.checkEvent(first)).toEqual({});
+    expect(await countRows(t.pool, 'objects', 'created_by_token_id = $1', [strict.id])).toBe(0);
+    await t.api.recordEvent(first);
+    // The limit reached: a new object is refused before anything is stored; an existing one is fine.
+    const over = await rejection(t.api.checkEvent(eventOf(strict.id, { deviceName: device })));
+    expect({ code: over.code, message: over.message, rule: over.details.rule }).toEqual({
+      code: 'PERMISSION_DENIED',
+      message: `token '${strict.name}' may not create more than 1 objects`,
+      rule: 'token-max-objects',
+    });
+    expect(await t.api.checkEvent({ ...first, eventType: { ...first.eventType!, eventType: unique('t') } })).toEqual({});
+    // The same rules as RecordEvent for the values themselves.
+    const invalid = await rejection(t.api.checkEvent({ ...first, source: { ...first.source!, deviceName: '' } }));
+    expect(invalid.code).toBe('INVALID_ARGUMENT');
   });
 });
 

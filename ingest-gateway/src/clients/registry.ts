@@ -17,6 +17,8 @@ import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher
 export interface RegistryClient {
   /** Resolves once the registry committed the event (coalesced with concurrent ones into RecordEvents calls). */
   recordEvent(input: EventInput, options: CallOptions): Promise<RecordedEvent>;
+  /** Resolves when the registry would record the event (its values and its token's policy); writes nothing. */
+  checkEvent(input: EventInput, options: CallOptions): Promise<void>;
   getEvent(id: string, options: CallOptions): Promise<RecordedEvent>;
   getDevice(deviceName: string, options: CallOptions): Promise<DeviceRecord>;
   /** `id` is the object's full identifier "{object_domain}.{object_id}". */
@@ -59,6 +61,9 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
     async recordEvent(input, call) {
       const response = await record(toNewEvent(input), call);
       return toRecordedEvent(required(response.event, 'RecordEvents', 'event'));
+    },
+    async checkEvent(input, call) {
+      await callUnary(client.checkEvent.bind(client), { event: toNewEvent(input) }, settings(call));
     },
     async getEvent(id, call) {
       const response = await callUnary(client.getEvent.bind(client), { id }, settings(call));

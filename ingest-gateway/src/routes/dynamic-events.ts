@@ -15,7 +15,7 @@ import { jsonBody, readJsonBody, type JsonBody } from '../middleware/json-body.j
 import type { CallOptions, EventInput } from '../model.js';
 import { presentEvent, type EventJson } from '../presenters/event.js';
 import type { TokenCredential } from '../token-model.js';
-import { checkTokenPolicy } from '../token-policy.js';
+import { checkTokenPolicy, registryDecidesFor } from '../token-policy.js';
 import { BASE64_IMAGE_FIELD, createEventValidator } from '../validation.js';
 
 /** What the POST needs: the shared authenticator, both clients and the size limits. */
@@ -53,7 +53,8 @@ export interface DynamicEventPost {
 
 /**
  * auth → the token's rate → body budget → Content-Type → body (size limit, UTF-8) → JSON object → shape →
- * Idempotency-Key → schema → characters → the token's domains → strict Base64 → identity check → media.StoreImage →
+ * Idempotency-Key → schema → characters → the token's domains → strict Base64 → identity check →
+ * (an image of a token whose policy the registry applies: registry.CheckEvent) → media.StoreImage →
  * registry.RecordEvent → 200 with the event. With a key the registry decides: record, replay the
  * recorded event, or refuse (409); a replay may store its image again (content-addressed, so it is
  * the same object). Every check runs before the first gRPC call, and media before the registry, so a
@@ -87,6 +88,7 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
         // Lifted from the raw body and decoded there (image-cut.ts), or decoded from the parsed text.
         const bytes = body.image ?? decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
         await identity.check(input, call);
+        if (registryDecidesFor(token)) await deps.registry.checkEvent(input, call);
         const url = mediaUrl(deps.publicBaseUrl, deps.base, await storeImage(deps.media, bytes, call));
         event = { ...input, images: [...input.images, url] };
       }

@@ -1,6 +1,7 @@
 import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { existingEntities } from '../db/queries/entity-existence.js';
+import { tokenCreations } from '../db/queries/token-policies.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
 import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entities.js';
 import type { EventRecorder } from './record-events.js';
@@ -36,40 +37,78 @@ function cacheKey(c: Candidate): string {
 const refusal = (rules: TokenRules, c: Candidate) =>
   new AppError('PERMISSION_DENIED', `token '${rules.name}' may not create ${c.kind.replace('_', ' ')}`, { field: c.field, rule: 'token-may-create' });
 
+/** A token's policy applied to events before they are written (and by CheckEvent, which writes nothing). */
+export interface PolicyCheck {
+  /** Per event: the refusal, or undefined. may_create is exact (entities are never deleted); no limit is counted. */
+  refusalsOf(events: NewEvent[]): Promise<Array<AppError | undefined>>;
+  /** CheckEvent: the refusals above, then max_devices / max_objects against the creations committed so far. */
+  check(event: NewEvent): Promise<void>;
+}
+
 /**
  * Applies `may_create` before anything is written: an event whose token may not create a kind of
  * entity is refused (PERMISSION_DENIED, naming the token and the rule) when its entity of that kind
  * does not exist; the others of the call go on. Entities are never deleted, so "exists now" stays
  * true until the write. Events of a token that is no longer live (revoked meanwhile) are refused
- * too. max_devices / max_objects are counted inside the write statement itself (record-events-sql.ts).
+ * too. max_devices / max_objects are counted inside the write statement itself (record-events-sql.ts);
+ * `check` estimates them from the committed counts for CheckEvent.
  */
-export function createPolicyRecorder(inner: EventRecorder, deps: { pool: pg.Pool; policies: TokenPolicies; known: KnownEntities }): EventRecorder {
-  async function refusalsOf(events: NewEvent[], rules: Map<string, TokenRules>): Promise<Array<AppError | undefined>> {
+export function createPolicyCheck(deps: { pool: pg.Pool; policies: TokenPolicies; known: KnownEntities }): PolicyCheck {
+  /** `counting`: also what each event would create under a limit (CheckEvent); the write path counts in its statement. */
+  async function refusalsWith(events: NewEvent[], rules: Map<string, TokenRules>, counting: boolean) {
     type Check = { refused: AppError } | { token: TokenRules; restricted: Candidate[] } | undefined;
     const checks = events.map((event): Check => {
       if (event.tokenId === undefined) return undefined;
       const token = rules.get(event.tokenId);
       if (!token) return { refused: new AppError('PERMISSION_DENIED', 'the token that sent this event is revoked', { field: 'token_id', rule: 'token-revoked' }) };
       const allowed = token.policy.mayCreate;
-      if (allowed === undefined) return undefined;
-      const restricted = candidatesOf(event).filter((c) => !allowed.includes(c.kind) && !deps.known.has(cacheKey(c)));
+      const limited = counting && (token.policy.maxDevices !== undefined || token.policy.maxObjects !== undefined);
+      if (allowed === undefined && !limited) return undefined;
+      // With a limit, the candidates are needed too (what the event would create), even if all are allowed.
+      const restricted = candidatesOf(event).filter((c) => !deps.known.has(cacheKey(c)));
       return restricted.length === 0 ? undefined : { token, restricted };
     });
     const unknown = checks.flatMap((c): Candidate[] => (c && 'restricted' in c ? c.restricted : []));
     const existing = unknown.length === 0 ? new Set<string>() : await existingEntities(deps.pool, wantedOf(unknown, events));
     return checks.map((check) => {
-      if (!check) return undefined;
-      if ('refused' in check) return check.refused;
-      const missing = check.restricted.find((c) => !existing.has(c.key));
-      return missing && refusal(check.token, missing);
+      if (!check) return { refusal: undefined, creates: [] as Candidate[] };
+      if ('refused' in check) return { refusal: check.refused, creates: [] as Candidate[] };
+      const creates = check.restricted.filter((c) => !existing.has(c.key));
+      const allowed = check.token.policy.mayCreate;
+      const missing = allowed === undefined ? undefined : creates.find((c) => !allowed.includes(c.kind));
+      return { refusal: missing && refusal(check.token, missing), creates };
     });
   }
 
   return {
-    async record(events) {
+    async refusalsOf(events) {
       const tokenIds = new Set(events.flatMap((e) => (e.tokenId === undefined ? [] : [e.tokenId])));
-      if (tokenIds.size === 0) return inner.record(events);
-      const refusals = await refusalsOf(events, await deps.policies.rulesOf(tokenIds));
+      if (tokenIds.size === 0) return events.map(() => undefined);
+      return (await refusalsWith(events, await deps.policies.rulesOf(tokenIds), false)).map((r) => r.refusal);
+    },
+    async check(event) {
+      if (event.tokenId === undefined) return;
+      const rules = await deps.policies.rulesOf([event.tokenId]);
+      const [result] = await refusalsWith([event], rules, true);
+      if (result?.refusal) throw result.refusal;
+      const token = rules.get(event.tokenId);
+      if (!token || !result || result.creates.length === 0) return;
+      const counts = await tokenCreations(deps.pool, event.tokenId);
+      for (const [kind, max, done] of [['devices', token.policy.maxDevices, counts.devices], ['objects', token.policy.maxObjects, counts.objects]] as const) {
+        if (max !== undefined && result.creates.some((c) => c.kind === kind) && done + 1 > max) {
+          throw new AppError('PERMISSION_DENIED', `token '${token.name}' may not create more than ${max} ${kind}`, { rule: `token-max-${kind}` });
+        }
+      }
+    },
+  };
+}
+
+/** The recorder with the policy check in front: refused events get their error alone, the others are recorded. */
+export function createPolicyRecorder(inner: EventRecorder, check: PolicyCheck): EventRecorder {
+  return {
+    async record(events) {
+      if (!events.some((e) => e.tokenId !== undefined)) return inner.record(events);
+      const refusals = await check.refusalsOf(events);
       const allowed = events.filter((_, i) => refusals[i] === undefined);
       const written = allowed.length === 0 ? [] : await inner.record(allowed);
       let next = 0;

@@ -2,6 +2,7 @@ import { AppError, invalidArgument, registry, toItemStatus, type AsyncServiceImp
 import type { Lister } from '../domain/lists.js';
 import type { Reader } from '../domain/reads.js';
 import type { EventRecorder } from '../domain/record-events.js';
+import type { PolicyCheck } from '../domain/token-policy-check.js';
 import type { EventDraft, NewEvent, RecordedEvent } from '../domain/types.js';
 import { validateBatchSize, validateEvent } from '../domain/validate-event.js';
 import type { Watch } from '../domain/watch.js';
@@ -11,6 +12,8 @@ import type { WatchEncoding } from './watch-encoding.js';
 
 export interface RegistryHandlerDeps {
   recorder: EventRecorder;
+  /** CheckEvent's token policy (the validation is validateEvent's). */
+  policyCheck: PolicyCheck;
   reader: Reader;
   lister: Lister;
   watch: Watch;
@@ -22,7 +25,7 @@ export interface RegistryHandlerDeps {
 
 /** RegistryService handlers: the only place that maps protobuf messages to domain types and back. */
 export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceImpl<registry.RegistryServiceServer> {
-  const { recorder, reader, lister, watch, watchEncoding, logger } = deps;
+  const { recorder, policyCheck, reader, lister, watch, watchEncoding, logger } = deps;
   return {
     async recordEvent(request) {
       if (!request.event) throw invalidArgument('event', 'required', 'event is required');
@@ -30,6 +33,11 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       if (!result) throw new Error('recorder returned no result');
       if (!result.ok) throw result.error;
       return toRecorded(result.value);
+    },
+    async checkEvent(request) {
+      if (!request.event) throw invalidArgument('event', 'required', 'event is required');
+      await policyCheck.check(validateEvent(toDraft(request.event)));
+      return {};
     },
     async recordEvents(request, ctx) {
       validateBatchSize(request.events.length);

@@ -18,3 +18,9 @@ export async function readTokensVersion(db: Queryable): Promise<string> {
 export async function listLivePolicies(db: Queryable): Promise<PolicyRow[]> {
   return query<PolicyRow>(db, 'SELECT id::text, name, policy FROM tokens WHERE revoked_at IS NULL');
 }
+
+/** How many devices and objects a token created so far (the counters the write statement moves). */
+export async function tokenCreations(db: Queryable, id: string): Promise<{ devices: number; objects: number }> {
+  const [row] = await query<{ devices: string; objects: string }>(db, 'SELECT devices_created AS devices, objects_created AS objects FROM tokens WHERE id = $1::uuid', [id]);
+  return { devices: Number(row?.devices ?? 0), objects: Number(row?.objects ?? 0) };
+}

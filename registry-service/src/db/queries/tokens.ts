@@ -112,6 +112,12 @@ export async function updateToken(db: Queryable, id: string, change: TokenChange
        UPDATE tokens SET
          name = COALESCE($2, name),
          policy = COALESCE($3::jsonb, policy),
+         -- A new policy recounts what the token created so far: a limit set later counts its past
+         -- creations too (only statements of a limited token move the counters themselves).
+         devices_created = CASE WHEN $3::jsonb IS NULL THEN devices_created
+                                ELSE (SELECT count(*) FROM devices WHERE created_by_token_id = $1::uuid) END,
+         objects_created = CASE WHEN $3::jsonb IS NULL THEN objects_created
+                                ELSE (SELECT count(*) FROM objects WHERE created_by_token_id = $1::uuid) END,
          expires_at = CASE WHEN $4::boolean THEN NULL ELSE COALESCE($5::timestamptz, expires_at) END,
          updated_at = now()
        WHERE id = $1 AND NOT bootstrap AND revoked_at IS NULL

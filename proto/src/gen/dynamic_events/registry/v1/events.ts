@@ -94,6 +94,14 @@ export interface RecordEventResponse {
   outcome: Outcome | undefined;
 }
 
+export interface CheckEventRequest {
+  event: NewEvent | undefined;
+}
+
+/** CheckEventResponse is empty: the event would be accepted (a refusal is the call's error status). */
+export interface CheckEventResponse {
+}
+
 export interface RecordEventsRequest {
   events: NewEvent[];
   /** Optional, one per event when set: the request id each event arrived with, for the registry's logs. */
@@ -820,6 +828,87 @@ export const RecordEventResponse: MessageFns<RecordEventResponse> = {
             message.outcome = Outcome.decode(reader, reader.uint32());
             continue;
           }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCheckEventRequest(): CheckEventRequest {
+  return { event: undefined };
+}
+
+export const CheckEventRequest: MessageFns<CheckEventRequest> = {
+  encode(message: CheckEventRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.event !== undefined) {
+      NewEvent.encode(message.event, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckEventRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckEventRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.event = NewEvent.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseCheckEventResponse(): CheckEventResponse {
+  return {};
+}
+
+export const CheckEventResponse: MessageFns<CheckEventResponse> = {
+  encode(_: CheckEventResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): CheckEventResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseCheckEventResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;

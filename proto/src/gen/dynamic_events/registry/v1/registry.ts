@@ -28,6 +28,8 @@ import {
   GetObjectResponse,
 } from "./entities.js";
 import {
+  CheckEventRequest,
+  CheckEventResponse,
   GetEventRequest,
   GetEventResponse,
   RecordEventRequest,
@@ -82,6 +84,22 @@ export const RegistryServiceService = {
     responseSerialize: (value: RecordEventsResponse): Buffer =>
       Buffer.from(RecordEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordEventsResponse => RecordEventsResponse.decode(value),
+  },
+  /**
+   * CheckEvent refuses an event exactly as RecordEvent would for its values and its token's policy
+   * (may_create exactly; max_devices / max_objects against the creations committed so far) and
+   * writes nothing. The gateway asks it before storing an image of a token with such a policy, so a
+   * refused event stores no image either. Only a limit reached by a concurrent writer in between can
+   * make RecordEvent refuse what CheckEvent let through; RecordEvent enforces every rule itself.
+   */
+  checkEvent: {
+    path: "/dynamic_events.registry.v1.RegistryService/CheckEvent" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CheckEventRequest): Buffer => Buffer.from(CheckEventRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CheckEventRequest => CheckEventRequest.decode(value),
+    responseSerialize: (value: CheckEventResponse): Buffer => Buffer.from(CheckEventResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CheckEventResponse => CheckEventResponse.decode(value),
   },
   /** GetEvent returns one recorded event by id. */
   getEvent: {
@@ -204,6 +222,14 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
    * itself fails only when nothing could be decided (registry or database unavailable, batch too large).
    */
   recordEvents: handleUnaryCall<RecordEventsRequest, RecordEventsResponse>;
+  /**
+   * CheckEvent refuses an event exactly as RecordEvent would for its values and its token's policy
+   * (may_create exactly; max_devices / max_objects against the creations committed so far) and
+   * writes nothing. The gateway asks it before storing an image of a token with such a policy, so a
+   * refused event stores no image either. Only a limit reached by a concurrent writer in between can
+   * make RecordEvent refuse what CheckEvent let through; RecordEvent enforces every rule itself.
+   */
+  checkEvent: handleUnaryCall<CheckEventRequest, CheckEventResponse>;
   /** GetEvent returns one recorded event by id. */
   getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
   /** GetDevice returns a device by its unique name. */
@@ -277,6 +303,28 @@ export interface RegistryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordEventsResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CheckEvent refuses an event exactly as RecordEvent would for its values and its token's policy
+   * (may_create exactly; max_devices / max_objects against the creations committed so far) and
+   * writes nothing. The gateway asks it before storing an image of a token with such a policy, so a
+   * refused event stores no image either. Only a limit reached by a concurrent writer in between can
+   * make RecordEvent refuse what CheckEvent let through; RecordEvent enforces every rule itself.
+   */
+  checkEvent(
+    request: CheckEventRequest,
+    callback: (error: ServiceError | null, response: CheckEventResponse) => void,
+  ): ClientUnaryCall;
+  checkEvent(
+    request: CheckEventRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CheckEventResponse) => void,
+  ): ClientUnaryCall;
+  checkEvent(
+    request: CheckEventRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CheckEventResponse) => void,
   ): ClientUnaryCall;
   /** GetEvent returns one recorded event by id. */
   getEvent(
