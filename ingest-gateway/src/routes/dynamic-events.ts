@@ -78,7 +78,10 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
       const { input: checked, base64Image } = validator.validate(body.body);
       checkTokenPolicy(token, checked);
       // The registry applies the rest of the token's policy, records who sent the event and scopes its key.
-      const input: EventInput = idempotency === undefined && token === undefined ? checked : { ...checked, idempotency, tokenId: token?.id };
+      // The validator made this object for this request alone: completed in place, not copied.
+      const input: EventInput = checked;
+      input.idempotency = idempotency;
+      input.tokenId = token?.id;
       // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
       // (A getter, not an AbortController: one of those per request costs more than the check.)
       const socket = req.socket;

@@ -64,10 +64,21 @@ export function createTokenPolicies(deps: { pool: pg.Pool; logger: Logger; maxAg
 
   return {
     async rulesOf(tokenIds) {
-      const ids = [...tokenIds];
       if (Date.now() - checkedAt > maxAgeMs) await refresh(false);
-      if (ids.some((id) => !rules.has(id))) await refresh(true);
-      return new Map(ids.flatMap((id) => (rules.has(id) ? [[id, rules.get(id)!] as const] : [])));
+      const found = new Map<string, TokenRules>();
+      let missing = false;
+      for (const id of tokenIds) {
+        const r = rules.get(id);
+        if (r) found.set(id, r);
+        else missing = true;
+      }
+      if (!missing) return found;
+      await refresh(true);
+      for (const id of tokenIds) {
+        const r = rules.get(id);
+        if (r) found.set(id, r);
+      }
+      return found;
     },
     isLimited(tokenId) {
       const policy = rules.get(tokenId)?.policy;

@@ -53,8 +53,9 @@ function planEntities(events: NewEvent[]) {
 function limitedCreators(plan: ReturnType<typeof planEntities>, known: KnownEntities, isLimited: ((tokenId: string) => boolean) | undefined): string[] {
   if (!isLimited) return [];
   const tokens = new Set<string>();
-  for (const d of plan.devices) if (d.tokenId !== undefined && !known.has(deviceKey(d.name)) && isLimited(d.tokenId)) tokens.add(d.tokenId);
-  for (const o of plan.objects) if (o.tokenId !== undefined && !known.has(objectKey(o.id)) && isLimited(o.tokenId)) tokens.add(o.tokenId);
+  // isLimited first: one Map lookup, where the known-entities check re-orders its LRU entry.
+  for (const d of plan.devices) if (d.tokenId !== undefined && isLimited(d.tokenId) && !known.has(deviceKey(d.name))) tokens.add(d.tokenId);
+  for (const o of plan.objects) if (o.tokenId !== undefined && isLimited(o.tokenId) && !known.has(objectKey(o.id))) tokens.add(o.tokenId);
   return [...tokens];
 }
 
