@@ -13,7 +13,7 @@ const CHALLENGE = 'Bearer realm="dynamic-events"';
  * SHA-256 in base64, in one native call: a Hash object per request (createHash) cost the gateway
  * about 12 µs per event, several times the hashing itself.
  */
-const digest = (value: string): string => hash('sha256', value, 'base64');
+export const digest = (value: string): string => hash('sha256', value, 'base64');
 
 /**
  * Throws AppError UNAUTHENTICATED (with its WWW-Authenticate challenge) unless the request may pass;
@@ -65,21 +65,28 @@ export function createAuthenticator(deps: AuthenticatorDeps): Authenticator {
   };
 }
 
-/** The bearer token of a request; 400 for two Authorization headers, 401 when there is none. */
-function bearerOf(req: IncomingMessage, metrics: Metrics): string {
+/**
+ * The `Authorization: Bearer <token>` of a request, or undefined when the header is missing or of
+ * another shape; 400 for two Authorization headers. Shared with the admin API's credential.
+ */
+export function bearerTokenOf(req: IncomingMessage): string | undefined {
   // Node keeps the first of two Authorization headers and drops the other: which credential
   // counts would be ambiguous (and a proxy may have read the other one), so refuse both.
   if (sentTwice(req.rawHeaders)) {
     throw invalidArgument('Authorization', 'duplicate', 'Authorization must be sent once');
   }
-  const header = req.headers.authorization ?? '';
-  const match = BEARER.exec(header);
-  if (!match?.[1]) {
+  return BEARER.exec(req.headers.authorization ?? '')?.[1] || undefined;
+}
+
+/** The bearer token of a request; 401 when there is none. */
+function bearerOf(req: IncomingMessage, metrics: Metrics): string {
+  const token = bearerTokenOf(req);
+  if (token === undefined) {
     metrics.authFailures.inc({ reason: 'missing' });
-    const message = header === '' ? 'missing bearer token' : 'Authorization must be "Bearer <token>"';
+    const message = req.headers.authorization ? 'Authorization must be "Bearer <token>"' : 'missing bearer token';
     throw new AppError('UNAUTHENTICATED', message, { wwwAuthenticate: CHALLENGE });
   }
-  return match[1];
+  return token;
 }
 
 /**

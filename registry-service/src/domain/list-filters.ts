@@ -1,4 +1,5 @@
 import { LIMITS, invalidArgument } from '@dynamic-events/proto';
+import { isUuid } from './uuid-v7.js';
 import { withinLength } from './validate-event.js';
 
 /** Page sizes of every list: 1 to 1000, 0 (unset) means the default. */
@@ -45,13 +46,11 @@ export function nameFilter(field: string, value: string, maxLength: number = LIM
   return value;
 }
 
-/** Token ids are UUIDs as Postgres prints them; anything else names no token. */
-const TOKEN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
+/** A token id; lower-cased, as Postgres prints the ids a watch compares it with. */
 function tokenIdFilter(value: string): string | undefined {
   if (value === '') return undefined;
-  if (!TOKEN_ID.test(value)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID)');
-  return value;
+  if (!isUuid(value)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID)');
+  return value.toLowerCase();
 }
 
 /** Checks every field of an event filter; since must not be after until. */

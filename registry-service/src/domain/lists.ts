@@ -6,6 +6,7 @@ import { toEventRecord } from './reads.js';
 import { checkEventFilter, nameFilter, pageSizeOf, type EventFilterInput } from './list-filters.js';
 import { createTokenCodec, scopeOf } from './page-token.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
+import { isUuid } from './uuid-v7.js';
 
 /** A page of a list and the token of the next one (undefined on the last page). */
 export interface Page<T> {
@@ -26,7 +27,6 @@ export interface Lister {
   listEventTypes(request: PageRequest & { domain: string }): Promise<Page<EventTypeRecord>>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const MICROS = /^-?\d{1,19}$/;
 
 /**
@@ -53,7 +53,7 @@ export function createLister(pool: pg.Pool): Lister {
       let after: { createdUs: bigint; id: string } | undefined;
       if (request.pageToken !== '') {
         const [createdUs = '', id = ''] = codec.decode(request.pageToken, 'page_token');
-        if (!MICROS.test(createdUs) || !UUID.test(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
+        if (!MICROS.test(createdUs) || !isUuid(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
         after = { createdUs: BigInt(createdUs), id };
       }
       const page = await paged(

@@ -6,6 +6,7 @@ import { findEvent, type StoredEvent } from '../db/queries/events.js';
 import { findObject } from '../db/queries/objects.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
 import { objectRel } from './types.js';
+import { isUuid } from './uuid-v7.js';
 import { withinLength } from './validate-event.js';
 
 /** Lookups for other platform services and the gateway's read endpoints; unknown → NOT_FOUND. */
@@ -16,7 +17,6 @@ export interface Reader {
   getEventType(domain: string, eventType: string): Promise<EventTypeRecord>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** A full object id is a name, a dot and a name. */
 const OBJECT_ID_MAX = LIMITS.nameMaxLength * 2 + 1;
 
@@ -38,8 +38,8 @@ export function createReader(pool: pg.Pool): Reader {
     async getEvent(id) {
       if (id === '') throw invalidArgument('id', 'required', 'id is required');
       // Anything but a UUID cannot name an event; checking here also keeps pg cast errors away.
-      const stored = UUID.test(id) ? await findEvent(pool, id) : undefined;
-      if (!stored) throw notFound(UUID.test(id) ? `event ${id}` : 'event');
+      const stored = isUuid(id) ? await findEvent(pool, id) : undefined;
+      if (!stored) throw notFound(isUuid(id) ? `event ${id}` : 'event');
       return toEventRecord(stored);
     },
     async getDevice(deviceName) {

@@ -11,27 +11,40 @@ import { fullObjectId, type NewEvent } from './types.js';
 
 type Kind = (typeof CREATABLE_KINDS)[number];
 
-/** An entity an event would create if it did not exist: its kind, existence key and the field naming it. */
+/**
+ * An entity an event would create if it did not exist: its kind, its key in the known-entities
+ * cache (entities seen exist: they are never deleted), the field naming it, and what the existence
+ * query needs.
+ */
 interface Candidate {
   kind: Kind;
   key: string;
   field: string;
+  wanted: { device: string } | { object: string } | { type: { domain: string; eventType: string } };
 }
 
 /** What an event names, in the order the spec creates them. */
 function candidatesOf(event: NewEvent): Candidate[] {
   const { source, eventType } = event;
+  const object = fullObjectId(source.objectDomain, source.objectId);
+  const type = { domain: source.objectDomain, eventType: eventType.eventType };
   return [
-    { kind: 'devices', key: `device:${source.deviceName}`, field: 'source.device_name' },
-    { kind: 'objects', key: `object:${fullObjectId(source.objectDomain, source.objectId)}`, field: 'source.object_id' },
-    { kind: 'event_types', key: `event_type:${eventTypeKey(source.objectDomain, eventType.eventType)}`, field: 'event.event_type.event_type' },
+    { kind: 'devices', key: deviceKey(source.deviceName), field: 'source.device_name', wanted: { device: source.deviceName } },
+    { kind: 'objects', key: objectKey(object), field: 'source.object_id', wanted: { object } },
+    { kind: 'event_types', key: typeKey(eventTypeKey(type.domain, type.eventType)), field: 'event.event_type.event_type', wanted: { type } },
   ];
 }
 
-/** The known-entities cache's key of a candidate (entities seen exist: they are never deleted). */
-function cacheKey(c: Candidate): string {
-  const value = c.key.slice(c.key.indexOf(':') + 1);
-  return c.kind === 'devices' ? deviceKey(value) : c.kind === 'objects' ? objectKey(value) : typeKey(value);
+/** Which candidates exist, in one query; answered as known-entities keys. */
+async function existingOf(pool: pg.Pool, candidates: Candidate[]): Promise<Set<string>> {
+  const wanted = { devices: [] as string[], objects: [] as string[], types: [] as Array<{ domain: string; eventType: string }> };
+  for (const { wanted: w } of candidates) {
+    if ('device' in w) wanted.devices.push(w.device);
+    else if ('object' in w) wanted.objects.push(w.object);
+    else wanted.types.push(w.type);
+  }
+  const found = await existingEntities(pool, wanted);
+  return new Set([...[...found.devices].map(deviceKey), ...[...found.objects].map(objectKey), ...[...found.types].map(typeKey)]);
 }
 
 const refusal = (rules: TokenRules, c: Candidate) =>
@@ -65,11 +78,11 @@ export function createPolicyCheck(deps: { pool: pg.Pool; policies: TokenPolicies
       const limited = counting && (token.policy.maxDevices !== undefined || token.policy.maxObjects !== undefined);
       if (allowed === undefined && !limited) return undefined;
       // With a limit, the candidates are needed too (what the event would create), even if all are allowed.
-      const restricted = candidatesOf(event).filter((c) => !deps.known.has(cacheKey(c)));
+      const restricted = candidatesOf(event).filter((c) => !deps.known.has(c.key));
       return restricted.length === 0 ? undefined : { token, restricted };
     });
     const unknown = checks.flatMap((c): Candidate[] => (c && 'restricted' in c ? c.restricted : []));
-    const existing = unknown.length === 0 ? new Set<string>() : await existingEntities(deps.pool, wantedOf(unknown, events));
+    const existing = unknown.length === 0 ? new Set<string>() : await existingOf(deps.pool, unknown);
     return checks.map((check) => {
       if (!check) return { refusal: undefined, creates: [] as Candidate[] };
       if ('refused' in check) return { refusal: check.refused, creates: [] as Candidate[] };
@@ -124,17 +137,5 @@ export function createPolicyRecorder(inner: EventRecorder, check: PolicyCheck): 
         return error ? { ok: false, error } : written[next++]!;
       });
     },
-  };
-}
-
-/** The existence query's arguments for the candidates (event types need their domain back). */
-function wantedOf(candidates: Candidate[], events: NewEvent[]) {
-  const types = new Map<string, { domain: string; eventType: string }>();
-  for (const e of events) types.set(`event_type:${eventTypeKey(e.source.objectDomain, e.eventType.eventType)}`, { domain: e.source.objectDomain, eventType: e.eventType.eventType });
-  const value = (c: Candidate) => c.key.slice(c.key.indexOf(':') + 1);
-  return {
-    devices: candidates.filter((c) => c.kind === 'devices').map(value),
-    objects: candidates.filter((c) => c.kind === 'objects').map(value),
-    types: candidates.filter((c) => c.kind === 'event_types').flatMap((c) => types.get(c.key) ?? []),
   };
 }

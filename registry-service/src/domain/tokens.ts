@@ -2,7 +2,7 @@ import { AppError, hashTokenSecret, newTokenSecret, tokenPrefixOf } from '@dynam
 import type pg from 'pg';
 import { findToken, insertToken, listTokens, revokeToken, updateToken } from '../db/queries/tokens.js';
 import { validateExpiry, validatePolicy, validateTokenName, type TokenPolicy } from './token-policy.js';
-import { uuidv7 } from './uuid-v7.js';
+import { isUuid, uuidv7 } from './uuid-v7.js';
 
 /** A token as stored, without its hash. */
 export interface TokenRecord {
@@ -64,10 +64,8 @@ export interface Tokens {
   revoke(id: string): Promise<TokenRecord>;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** True for a well-formed UUID; anything else cannot name a token (and must not reach a uuid cast). */
-export const isTokenId = (id: string): boolean => UUID.test(id);
+export const isTokenId = isUuid;
 
 function notFound(id: string): AppError {
   const shown = isTokenId(id) ? id : JSON.stringify(id.slice(0, 64));

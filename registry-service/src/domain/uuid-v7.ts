@@ -35,3 +35,11 @@ export function uuidv7(now = Date.now()): string {
   const h = bytes.map((b) => HEX[b]);
   return `${h[0]}${h[1]}${h[2]}${h[3]}-${h[4]}${h[5]}-${h[6]}${h[7]}-${h[8]}${h[9]}-${h[10]}${h[11]}${h[12]}${h[13]}${h[14]}${h[15]}`;
 }
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * True for a well-formed UUID (any version, either case): what may reach a `::uuid` cast. Ids the
+ * registry hands out (events, tokens) are lower case, as Postgres prints them.
+ */
+export const isUuid = (value: string): boolean => UUID.test(value);

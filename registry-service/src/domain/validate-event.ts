@@ -10,6 +10,7 @@ import {
   ruleError,
 } from '@dynamic-events/proto';
 import type { EventDraft, IdempotencyKey, NewEvent, PropertyInput } from './types.js';
+import { isUuid } from './uuid-v7.js';
 
 /**
  * Validates one event with the gateway's rules, limits and messages (all from @dynamic-events/proto;
@@ -38,7 +39,7 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   checkUrls(f('event.event_data.video_clips'), draft.videoClips, LIMITS.urlsMaxCount);
   checkObjectIdOutsideDomain(f('source.object_id'), source.objectId, source.objectDomain);
   if (draft.idempotency !== undefined) checkIdempotency(draft.idempotency);
-  if (draft.tokenId !== undefined && !TOKEN_ID.test(draft.tokenId)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID) or empty');
+  if (draft.tokenId !== undefined && !isUuid(draft.tokenId)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID) or empty');
   const event: NewEvent = {
     source,
     eventType,
@@ -51,9 +52,6 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   checkEventCharacters(event, prefix);
   return event;
 }
-
-/** Token ids are UUIDs in their canonical lower-case spelling (as Postgres prints them). */
-const TOKEN_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Longest request_hash stored (a hex sha512 fits; the gateway sends a hex sha256). */
 const REQUEST_HASH_MAX_LENGTH = 128;

@@ -126,6 +126,7 @@ function toDraft(event: registry.NewEvent): EventDraft {
     videoClips: event.videoClips,
     // A key is the sending token's own: two integrators may pick the same key without colliding.
     idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: event.tokenId, key: event.idempotencyKey, requestHash: event.requestHash },
-    tokenId: event.tokenId === '' ? undefined : event.tokenId,
+    // Lower case, as Postgres prints the ids the policy cache and the filters compare it with.
+    tokenId: event.tokenId === '' ? undefined : event.tokenId.toLowerCase(),
   };
 }
