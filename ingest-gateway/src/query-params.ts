@@ -1,4 +1,4 @@
-import { invalidArgument } from '@dynamic-events/proto';
+import { invalidArgument, parseRfc3339 } from '@dynamic-events/proto';
 import type { ChangeKind, EventQuery, Instant, PageQuery } from './model.js';
 
 /** The query string as Koa parses it: a repeated parameter arrives as an array. */
@@ -6,7 +6,6 @@ export type RawQuery = Record<string, string | string[] | undefined>;
 
 /** Page sizes: the registry's bounds, checked here so the error names `limit`. */
 const LIMIT = { default: 100, max: 1000 };
-const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
 const KINDS: readonly ChangeKind[] = ['event.created', 'device.created', 'object.created', 'event_type.created'];
 
 /**
@@ -31,23 +30,11 @@ export function pageOf(params: Record<string, string | undefined>): PageQuery {
   return { limit, pageToken: params.page_token ?? '' };
 }
 
-/** An RFC 3339 timestamp (offset required) to an exact instant; anything else is a 400 naming `name`. */
+/** An RFC 3339 timestamp (offset required, proto's parseRfc3339) to an exact instant; anything else is a 400 naming `name`. */
 export function instantOf(name: string, value: string): Instant {
-  const m = RFC3339.exec(value);
-  const bad = () => invalidArgument(name, 'rfc3339', `${name} must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z`);
-  if (!m) throw bad();
-  const [, y, mo, d, h, mi, s, fraction = '', sign, oh = '0', om = '0'] = m;
-  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are.
-  const check = new Date(0);
-  check.setUTCFullYear(Number(y), Number(mo) - 1, Number(d));
-  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
-  const ms = check.getTime();
-  // Date.UTC rolls 2026-02-30 over into March: a date that does not round-trip does not exist.
-  if (Number(y) < 1 || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1 || check.getUTCHours() !== Number(h) || Number(s) > 59) throw bad();
-  if (Number(oh) > 23 || Number(om) > 59) throw bad();
-  const offset = (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
-  const seconds = Math.floor(ms / 1000) - offset;
-  return { seconds: String(seconds), nanos: Number(fraction.padEnd(9, '0')) };
+  const instant = parseRfc3339(value);
+  if (!instant) throw invalidArgument(name, 'rfc3339', `${name} must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z`);
+  return instant;
 }
 
 const before = (a: Instant, b: Instant) => BigInt(a.seconds) < BigInt(b.seconds) || (a.seconds === b.seconds && a.nanos < b.nanos);

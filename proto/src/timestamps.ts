@@ -40,3 +40,30 @@ export function microsFromTimestamp(ts: Timestamp): bigint | undefined {
   if (seconds < -62_135_596_800n || seconds > 253_402_300_799n) return undefined;
   return seconds * 1_000_000n + BigInt(Math.ceil(ts.nanos / 1000));
 }
+
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
+
+/**
+ * An RFC 3339 date-time ("2027-01-31T12:00:00Z", "…+02:00", up to nine fractional digits; the
+ * offset is required) as a protobuf Timestamp, exact to the nanosecond; undefined when it is not
+ * one. The one parser of the HTTP API's timestamps and the registry CLI's flags. Date.parse alone
+ * would take "2027-02-30" and a dozen other shapes, and Date.UTC reads years 0-99 as 1900-1999;
+ * here a date must exist as written, in years 0001-9999 (Timestamp's range). A leap second (:60)
+ * is refused: a Timestamp cannot hold it.
+ */
+export function parseRfc3339(text: string): Timestamp | undefined {
+  const m = RFC3339.exec(text);
+  if (!m) return undefined;
+  const [, y, mo, d, h, mi, s, fraction = '', sign, oh = '0', om = '0'] = m;
+  const year = Number(y);
+  // setUTCFullYear, unlike Date.UTC, keeps years 0-99 as they are.
+  const check = new Date(0);
+  check.setUTCFullYear(year, Number(mo) - 1, Number(d));
+  check.setUTCHours(Number(h), Number(mi), Number(s), 0);
+  // A date that does not round-trip does not exist (2027-02-30 rolls over into March).
+  if (year < 1 || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1) return undefined;
+  if (check.getUTCHours() !== Number(h) || Number(mi) > 59 || Number(s) > 59) return undefined;
+  if (Number(oh) > 23 || Number(om) > 59) return undefined;
+  const offset = (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
+  return { seconds: String(Math.floor(check.getTime() / 1000) - offset), nanos: Number(fraction.padEnd(9, '0')) };
+}

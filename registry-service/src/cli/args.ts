@@ -1,8 +1,7 @@
 import { parseArgs } from 'node:util';
-import type { Timestamp } from '@dynamic-events/proto';
+import { parseRfc3339, type Timestamp } from '@dynamic-events/proto';
 import { policyFromJson } from '../domain/token-policy-json.js';
 import type { TokenPolicy } from '../domain/token-policy.js';
-import { parseRfc3339 } from './rfc3339.js';
 
 /** What the operator asked for, with its flags parsed (their rules are the registry's to check). */
 export type Command =
