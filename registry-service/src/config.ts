@@ -67,7 +67,7 @@ export const REGISTRY_ENV = defineEnv({
   DATABASE_POOL_SIZE: integer({ minimum: 1, maximum: 1000, default: 10, description: 'Connections per registry instance.' }),
   MIGRATIONS: oneOf(['auto', 'skip'], {
     default: 'auto',
-    description: '`auto` applies pending migrations at start-up (under an advisory lock, safe with many replicas); `skip` leaves them to a separate job.',
+    description: '`auto` applies pending migrations at start-up (under an advisory lock, safe with many replicas); `skip` leaves them to a separate job and refuses to start while the database lacks one.',
   }),
   REDIS_URL,
   LOCK_TTL_MS: integer({ minimum: 100, maximum: 600_000, default: 10_000, description: 'Lifetime of a creation lock (a crashed holder blocks nobody for longer).' }),

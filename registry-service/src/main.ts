@@ -1,4 +1,4 @@
-import { createLogger, createMetricsServer, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, hostPort, LogSafeError, onShutdownSignal, runMain } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
@@ -90,15 +90,23 @@ runMain(logger, async () => {
   }
 });
 
-/** Applies the migrations, or (MIGRATIONS=skip) only warns about missing ones. */
+/**
+ * Applies the migrations, or (MIGRATIONS=skip) refuses to start while the database lacks one: the
+ * start-up itself reads the schema (the bootstrap token's table), and every call would fail on it
+ * anyway, so the operator gets one clear line instead of a missing-relation error. Under Helm the
+ * migration Job is a pre-install/pre-upgrade hook and has finished before registry pods start;
+ * elsewhere the orchestrator restarts the pod until the job is done.
+ */
 async function migrate(pool: pg.Pool, apply: boolean): Promise<void> {
   if (apply) {
     const applied = await runMigrations(pool, logger);
     logger.info({ applied }, applied.length > 0 ? 'migrations applied' : 'schema up to date');
-  } else {
-    // Not fatal: the migration job may still be running; the calls that need the schema fail meanwhile.
-    const pending = await pendingMigrations(pool).catch(() => []);
-    if (pending.length > 0) logger.warn({ pending }, 'MIGRATIONS=skip but the database lacks migrations: run the migration job');
+    return;
+  }
+  const pending = await pendingMigrations(pool);
+  if (pending.length > 0) {
+    // Names of this build's migration files only: safe to log whole.
+    throw new LogSafeError(`MIGRATIONS=skip but the database lacks migrations ${pending.join(', ')}: run the migration job (node registry-service/dist/main.js --migrate-only) first`);
   }
 }
 

@@ -89,6 +89,16 @@ describe('node registry-service/dist/main.js', () => {
     expect(await r.exit).toBe(0);
   });
 
+  it.skipIf(!dbUp)('with MIGRATIONS=skip on a database that lacks migrations, refuses to start and says to run the job', async () => {
+    const db = await createTestDatabase();
+    cleanups.push(db.drop);
+    const r = run({ DATABASE_URL: db.url, MIGRATIONS: 'skip', REGISTRY_GRPC_PORT: String(await freePort()), GRPC_HOST: '127.0.0.1' });
+    cleanups.push(() => void r.child.kill('SIGKILL'));
+    expect(await r.exit).toBe(1);
+    expect(r.output()).toContain('MIGRATIONS=skip but the database lacks migrations 0001_');
+    expect(r.output()).toContain('run the migration job (node registry-service/dist/main.js --migrate-only) first');
+  });
+
   it('refuses a bad configuration, naming every bad variable, with exit code 1', async () => {
     const r = run({ REGISTRY_GRPC_PORT: 'abc', LOCK_WAIT_MS: '-1', MIGRATIONS: 'maybe', DATABASE_URL: 'mysql://u:secret@h/db', LOG_LEVEL: 'loud' });
     expect(await r.exit).toBe(1);
