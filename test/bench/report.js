@@ -38,7 +38,7 @@ function mainTable(scenarios, quick) {
 
 /** What a scenario's base run was (the echo, unless the scenario compares two stack runs). */
 function baseTitle(name, r) {
-  const own = { scale: 'steady, empty database (interleaved)', watch: 'steady without watchers', auth: 'steady, no token required (interleaved)' };
+  const own = { scale: 'steady, empty database (interleaved)', watch: 'steady without watchers (interleaved)', auth: 'steady, no token required (interleaved)' };
   return own[name] ?? `echo for ${name} (${r.connections} conns)`;
 }
 
@@ -117,6 +117,8 @@ function notes(report) {
   const scaleDb = report.meta.scaleDatabase;
   if (scaleDb) lines.push(`scale database: ${scaleDb.reused ? `reused, ${scaleDb.events.toLocaleString('en')} events` : `created and seeded in ${scaleDb.seedSeconds} s`}`);
   if (report.scenarios.scale) lines.push(`scale rounds (10 M / empty, alternated): ${report.scenarios.scale.rounds.join(', ')}`);
+  if (report.scenarios.watch?.rounds) lines.push(`watch rounds (ten watchers / none, alternated): ${report.scenarios.watch.rounds.join(', ')}`);
+  if (report.scenarios.auth?.rounds) lines.push(`auth rounds (token required and sent / open, alternated): ${report.scenarios.auth.rounds.join(', ')}`);
   const watch = report.scenarios.watch?.watch;
   if (watch) lines.push(`watch: ${watch.watchers} watchers, ${watch.probes} probes, event 200 -> watcher p50 ${watch.p50} ms, p99 ${watch.p99} ms, ${watch.missing} (probe, watcher) pairs missing, ${watch.framesPerWatcher} frames per watcher`);
   for (const [name, why] of Object.entries(report.skipped)) lines.push(`${name}: skipped, ${why}`);
