@@ -14,6 +14,7 @@ const TITLES = {
   auth: 'steady, token required and sent',
   list: 'list: device latest 100, 10 M',
   listAlone: 'list, one connection, 10 M',
+  listGrpc: 'ListEvents over gRPC, one caller, 10 M',
 };
 const RSS_GOAL_MIB = 200;
 const CPU_COLUMNS = [['load', 'load tool'], ['gateway', 'echo/gateway'], ['registry', 'registry'], ['media', 'media'], ['postgres', 'postgres']];

@@ -25,6 +25,7 @@ import { seedScale } from './seed.js';
 import { checkRoot, startEcho, startStack } from './stack.js';
 import { listScenario, watchScenario } from './watch.js';
 import { authScenario, BENCH_ADMIN_TOKEN } from './auth.js';
+import { listGrpcScenario } from './list-grpc.js';
 
 const ALL = ['steady', 'sequential', 'first', 'images', 'watch', 'auth', 'scale', 'list'];
 const log = (line) => console.error(`bench: ${line}`);
@@ -162,6 +163,8 @@ async function main() {
       progress('list', report.scenarios.list);
       report.scenarios.listAlone = await listScenario(ctx, target, 1);
       progress('listAlone', report.scenarios.listAlone);
+      report.scenarios.listGrpc = await listGrpcScenario(ctx, stack, target);
+      progress('listGrpc', report.scenarios.listGrpc);
     }
     await stack.stop();
   }

@@ -86,7 +86,7 @@ export async function startStack(root, env, name) {
   }
   const services = stackServices(child.pid);
   const metricsUrls = Object.fromEntries(['gateway', 'registry', 'media'].map((role, i) => [role, `http://127.0.0.1:${metrics[i]}/metrics`]));
-  return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, metricsUrls, logFile, stop };
+  return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, registryAddr: `127.0.0.1:${registry}`, metricsUrls, logFile, stop };
 }
 
 /** SIGTERM to the launcher (it drains the gateway, then the backends); SIGKILL everything after 20 s. */
