@@ -8,7 +8,7 @@ import { cpuDelta, cpuSnapshot, sampleRss } from './processes.js';
 const MAX_SAMPLES = 5;
 
 /** Nearest-rank percentile of sorted samples, in ms with two decimals. */
-function percentile(sorted, p) {
+export function percentile(sorted, p) {
   if (sorted.length === 0) return NaN;
   return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 100) / 100;
 }

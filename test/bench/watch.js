@@ -2,17 +2,11 @@
 // soon an event reaches a watcher after its 200), and ListEvents on the 10 M-event database.
 import { get as httpGet } from 'node:http';
 import { steadyBody } from './bodies.js';
-import { load } from './load.js';
+import { load, percentile } from './load.js';
 import { combine } from './scenarios.js';
 
 const WATCHERS = 10;
 const PROBE_EVERY_MS = 50;
-
-/** Nearest-rank percentile in ms, two decimals. */
-function percentile(sorted, p) {
-  if (sorted.length === 0) return NaN;
-  return Math.round(sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] * 100) / 100;
-}
 
 /** The probe's object: its frames are the only ones a watcher looks into. */
 const PROBE_OBJECT = 'watch-probe';
