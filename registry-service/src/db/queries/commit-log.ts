@@ -63,6 +63,7 @@ export async function commitsBetween(db: Queryable, afterSeq: bigint, throughSeq
        SELECT * FROM commit_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3
      ) c ON true`,
     [afterSeq.toString(), throughSeq.toString(), limit],
+    'registry-watch-commits',
   );
   const purgedThrough = BigInt(rows[0]?.purged_through ?? '0');
   const commits = rows
@@ -85,22 +86,22 @@ export interface CommitRecords {
   events: Map<string, StoredEvent>;
 }
 
-/** One primary-key lookup per kind that has keys (usually events only). */
+/** One primary-key lookup per kind that has keys (usually events only); prepared, as every watch page runs them. */
 export async function recordsOf(db: Queryable, commits: LoggedCommit[]): Promise<CommitRecords> {
   const names = commits.flatMap((c) => c.deviceNames);
   const objectIds = commits.flatMap((c) => c.objectIds);
   const types = commits.flatMap((c) => c.types);
   const eventIds = commits.flatMap((c) => c.eventIds);
   const [devices, objects, eventTypes, events] = await Promise.all([
-    names.length === 0 ? [] : query<DeviceRow>(db, `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_name = ANY($1::text[])`, [names]),
-    objectIds.length === 0 ? [] : query<ObjectRow>(db, `SELECT ${OBJECT_COLUMNS} FROM objects WHERE id = ANY($1::text[])`, [objectIds]),
+    names.length === 0 ? [] : query<DeviceRow>(db, `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_name = ANY($1::text[])`, [names], 'registry-watch-devices'),
+    objectIds.length === 0 ? [] : query<ObjectRow>(db, `SELECT ${OBJECT_COLUMNS} FROM objects WHERE id = ANY($1::text[])`, [objectIds], 'registry-watch-objects'),
     types.length === 0
       ? []
       : query<EventTypeRow>(db, `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types WHERE (domain, event_type) IN (SELECT * FROM unnest($1::text[], $2::text[]))`, [
           types.map((t) => t.domain),
           types.map((t) => t.eventType),
-        ]),
-    eventIds.length === 0 ? [] : query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY($1::uuid[])`, [eventIds]),
+        ], 'registry-watch-event-types'),
+    eventIds.length === 0 ? [] : query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY($1::uuid[])`, [eventIds], 'registry-watch-events'),
   ]);
   return {
     devices: new Map(devices.map((r) => [r.device_name, toDeviceRecord(r)])),

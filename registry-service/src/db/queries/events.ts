@@ -42,7 +42,7 @@ export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.eve
 
 /** One event by id (a canonical UUID string), or undefined. */
 export async function findEvent(db: Queryable, id: string): Promise<StoredEvent | undefined> {
-  const [row] = await query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1::uuid`, [id]);
+  const [row] = await query<EventRow>(db, `SELECT ${EVENT_COLUMNS} FROM events e WHERE e.id = $1::uuid`, [id], 'registry-find-event');
   return row && toStoredEvent(row);
 }
 

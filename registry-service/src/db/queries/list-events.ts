@@ -1,6 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
-import { query, timestampFromMicros } from './query.js';
+import { query, statementName, timestampFromMicros } from './query.js';
 
 /** Where a page starts: strictly after this (created_at, id) in the list's order. */
 export interface EventPosition {
@@ -52,13 +52,11 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Stor
     where.push(`created_at ${loose} ${at}::timestamptz AND (created_at ${strict} ${at}::timestamptz OR id ${strict} ${id}::uuid)`);
   }
   const direction = q.newestFirst ? 'DESC' : 'ASC';
-  const rows = await query<EventRow>(
-    db,
-    `SELECT ${EVENT_COLUMNS} FROM events e
+  const text = `SELECT ${EVENT_COLUMNS} FROM events e
      ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
      ORDER BY created_at ${direction}, id ${direction}
-     LIMIT ${param(q.limit)}`,
-    values,
-  );
+     LIMIT ${param(q.limit)}`;
+  // One prepared statement per shape (the filters present, the order, a position): planned once per connection.
+  const rows = await query<EventRow>(db, text, values, statementName('registry-list-events', text));
   return rows.map(toStoredEvent);
 }

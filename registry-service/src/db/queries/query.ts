@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { databaseFailure } from '../failures.js';
@@ -70,4 +71,24 @@ export function timestampFromMicros(us: bigint): string {
   const seconds = us / 1_000_000n - (us % 1_000_000n < 0n ? 1n : 0n);
   const fraction = us - seconds * 1_000_000n;
   return `${new Date(Number(seconds) * 1000).toISOString().slice(0, 19)}.${String(fraction).padStart(6, '0')}Z`;
+}
+
+/** Names handed out by statementName, by text; bounded (a text past the bound is hashed again each time). */
+const statementNames = new Map<string, string>();
+const MAX_STATEMENT_NAMES = 1000;
+
+/**
+ * A prepared-statement name for a read built from a few fixed shapes (ListEvents: which filters
+ * are present, the order, a page position), so Postgres parses and plans each shape once per
+ * connection instead of at every call: planning the 10 M-event list took 0.07-0.13 ms of its
+ * 0.6-0.7 ms in a warm session. Only for statements whose generic plan is as good as a custom one:
+ * never for `$1 IS NULL OR …` filters, whose generic plan cannot use an index.
+ */
+export function statementName(prefix: string, text: string): string {
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `${prefix}-${createHash('sha256').update(text).digest('hex').slice(0, 16)}`;
+    if (statementNames.size < MAX_STATEMENT_NAMES) statementNames.set(text, name);
+  }
+  return name;
 }
