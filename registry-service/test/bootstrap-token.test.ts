@@ -4,12 +4,11 @@
  */
 import { createHash } from 'node:crypto';
 import { newTokenSecret } from '@dynamic-events/proto';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../src/db/migrate.js';
 import { applyBootstrapToken } from '../src/domain/bootstrap-token.js';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { silent, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
+import { silent, testPool, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 import { expectRefused, storedSettings, tokenApi, type TokenApi } from './token-api.js';
 
 const up = await postgresAvailable();
@@ -101,7 +100,7 @@ describe.skipIf(!up)('bootstrap token with replicas starting at once', () => {
   it('creates one row and bumps the version once', async () => {
     const db = await createTestDatabase();
     cleanups.push(db.drop);
-    const pools = Array.from({ length: 6 }, () => new pg.Pool({ connectionString: db.url, max: 1 }));
+    const pools = Array.from({ length: 6 }, () => testPool(db.url, 1));
     cleanups.push(async () => void (await Promise.all(pools.map((p) => p.end()))));
     await runMigrations(pools[0]!, silent);
     const secret = newTokenSecret();

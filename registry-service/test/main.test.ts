@@ -5,12 +5,11 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { createGrpcClient, createHealthChecker, registry, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../src/db/migrate.js';
 import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable } from '../../test/support/servers.js';
-import { registryApi, sampleEvent, unique } from './helpers.js';
+import { registryApi, sampleEvent, testPool, unique } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -75,7 +74,7 @@ describe('node registry-service/dist/main.js', () => {
     cleanups.push(db.drop);
     const migrate = run({ DATABASE_URL: db.url }, ['--migrate-only']);
     expect(await migrate.exit).toBe(0);
-    const pool = new pg.Pool({ connectionString: db.url });
+    const pool = testPool(db.url, 10);
     expect((await pool.query(`SELECT count(*)::int AS n FROM schema_migrations`)).rows[0]).toEqual({ n: (await loadMigrations()).length });
     await pool.end();
 

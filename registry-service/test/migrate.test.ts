@@ -7,7 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, MIGRATIONS_DIR, pendingMigrations, runMigrations } from '../src/db/migrate.js';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { silent } from './helpers.js';
+import { silent, testPool } from './helpers.js';
 
 const up = await postgresAvailable();
 
@@ -31,7 +31,7 @@ const scratchDir = async () => {
   return dir;
 };
 const poolFor = (url: string) => {
-  const pool = new pg.Pool({ connectionString: url, max: 2 });
+  const pool = testPool(url, 2);
   pools.push(pool);
   return pool;
 };

@@ -10,7 +10,7 @@ import { commitsBetween, recordsOf } from '../src/db/queries/commit-log.js';
 import { listEvents } from '../src/db/queries/list-events.js';
 import { statementName } from '../src/db/queries/query.js';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { silent } from './helpers.js';
+import { silent, testPool } from './helpers.js';
 
 const up = await postgresAvailable();
 
@@ -19,7 +19,7 @@ describe.skipIf(!up)('prepared reads', () => {
   let pool: pg.Pool;
   beforeAll(async () => {
     db = await createTestDatabase();
-    pool = new pg.Pool({ connectionString: db.url, max: 1 });
+    pool = testPool(db.url, 1);
     await runMigrations(pool, silent);
   });
   afterAll(async () => {
