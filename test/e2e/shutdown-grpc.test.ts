@@ -4,7 +4,7 @@
  * The shared steps are in ../support/shutdown-harness.ts.
  */
 import { describe, expect, it } from 'vitest';
-import pg from 'pg';
+import { testPool } from '../support/servers.js';
 import { callUnary, createGrpcClient, media, MEDIA_SERVICE_NAME as MEDIA, registry, REGISTRY_SERVICE_NAME as REGISTRY } from '@dynamic-events/proto';
 import { samples } from '../support/images.js';
 import { expectSecondSignalForces, grpcDrain, useShutdownBackends } from '../support/shutdown-harness.js';
@@ -33,7 +33,7 @@ describe('registry-service', () => {
       okIds.push(res.event!.id);
     });
     client.close();
-    const pool = new pg.Pool({ connectionString: db.url });
+    const pool = testPool(db.url, 2);
     const { rows } = await pool.query<{ n: string }>('SELECT count(*) AS n FROM events WHERE id = ANY($1::uuid[])', [okIds]);
     const total = await pool.query<{ n: string }>("SELECT count(*) AS n FROM events WHERE domain = 'acme.drain'");
     await pool.end();

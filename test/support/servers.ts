@@ -114,3 +114,18 @@ function bindAndRelease(): Promise<number> {
     });
   });
 }
+
+/**
+ * A pg.Pool on a test database that is dropped WITH (FORCE) after the file. pool.end() lets its
+ * clients go before their sockets have closed, so the server's FATAL (57P01) may reach a client
+ * still closing or idle, and the pool (or the client it let go) had no listener: that became an
+ * uncaught error of the whole run (seen in CI). Errors of queries still reach their callers; only
+ * connection events are absorbed here.
+ */
+export function testPool(url: string, max: number): pg.Pool {
+  const pool = new pg.Pool({ connectionString: url, max });
+  // An idle client's error is re-emitted by the pool; one the pool already let go has only its own.
+  pool.on('error', () => undefined);
+  pool.on('connect', (client) => client.on('error', () => undefined));
+  return pool;
+}
