@@ -1,16 +1,9 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { invalidArgument, ruleError, type AppError } from '@dynamic-events/proto';
+import { invalidArgument, policyFromJson, ruleError, type AppError, type PolicyJson } from '@dynamic-events/proto';
 import { instantOf } from './query-params.js';
 import { AUTH_SETTINGS_SCHEMA, CREATE_TOKEN_SCHEMA, UPDATE_TOKEN_SCHEMA } from './schemas/token-admin.js';
-import type { Instant, TokenChange, TokenDraft, TokenPolicy } from './token-model.js';
+import type { Instant, TokenChange, TokenDraft } from './token-model.js';
 
-interface PolicyJson {
-  may_create?: string[];
-  domains?: string[];
-  max_devices?: number;
-  max_objects?: number;
-  rate?: { per_second: number; burst: number };
-}
 interface TokenJson {
   name?: string;
   policy?: PolicyJson;
@@ -35,15 +28,17 @@ export function createTokenAdminInput(): TokenAdminInput {
     return body;
   };
   return {
+    // The schema reports a bad shape first (naming the field); policyFromJson, the one reader of
+    // the policy's JSON (shared with the registry), then maps it.
     draft(body) {
       const json = check(create, body);
-      return { name: json.name ?? '', policy: json.policy && toPolicy(json.policy), expiresAt: expiryOf(json.expires_at) ?? undefined };
+      return { name: json.name ?? '', policy: json.policy && policyFromJson(json.policy), expiresAt: expiryOf(json.expires_at) ?? undefined };
     },
     change(body) {
       const json = check(update, body);
       return {
         ...(json.name !== undefined ? { name: json.name } : {}),
-        ...(json.policy !== undefined ? { policy: toPolicy(json.policy) } : {}),
+        ...(json.policy !== undefined ? { policy: policyFromJson(json.policy) } : {}),
         ...(json.expires_at !== undefined ? { expiresAt: expiryOf(json.expires_at) } : {}),
       };
     },
@@ -53,16 +48,6 @@ export function createTokenAdminInput(): TokenAdminInput {
 
 function expiryOf(value: string | null | undefined): Instant | null | undefined {
   return typeof value === 'string' ? instantOf('expires_at', value) : value;
-}
-
-function toPolicy(json: PolicyJson): TokenPolicy {
-  return {
-    ...(json.may_create !== undefined ? { mayCreate: json.may_create } : {}),
-    ...(json.domains !== undefined ? { domains: json.domains } : {}),
-    ...(json.max_devices !== undefined ? { maxDevices: json.max_devices } : {}),
-    ...(json.max_objects !== undefined ? { maxObjects: json.max_objects } : {}),
-    ...(json.rate !== undefined ? { rate: { perSecond: json.rate.per_second, burst: json.rate.burst } } : {}),
-  };
 }
 
 const TYPE_PHRASE: Record<string, string> = {

@@ -1,22 +1,12 @@
+import type { TokenPolicy } from '@dynamic-events/proto';
+
 /**
  * The gateway's plain types for tokens (protobuf types stop in clients/tokens.ts). Field names
  * follow the gateway's camelCase; the presenter writes the API's snake_case.
  */
 
-/** A token's rate limit: events per second on average, up to `burst` at once. */
-export interface TokenRate {
-  perSecond: number;
-  burst: number;
-}
-
-/** What a token may do; an absent field means no restriction (the registry owns the rules). */
-export interface TokenPolicy {
-  mayCreate?: string[];
-  domains?: string[];
-  maxDevices?: number;
-  maxObjects?: number;
-  rate?: TokenRate;
-}
+// The policy's type and its JSON shape are shared with the registry (proto's token-policy.ts).
+export type { TokenPolicy, TokenRate } from '@dynamic-events/proto';
 
 /** A token as listed: never its secret. Timestamps are RFC 3339 strings, null when unset. */
 export interface TokenRecord {

@@ -34,3 +34,4 @@ export * from './poll.js';
 export * from './service-names.js';
 export * from './token-secret.js';
 export * from './domain-patterns.js';
+export * from './token-policy.js';

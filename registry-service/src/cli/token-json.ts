@@ -1,5 +1,4 @@
-import { formatTimestamp, registry, type Timestamp } from '@dynamic-events/proto';
-import { policyToJson, type PolicyJson } from '../domain/token-policy-json.js';
+import { formatTimestamp, policyToJson, registry, type PolicyJson, type Timestamp } from '@dynamic-events/proto';
 import { fromProtoPolicy } from '../rpc/token-mapping.js';
 
 /** A token in the HTTP API's snake_case shape: RFC 3339 times, null when unset; never a secret. */

@@ -1,7 +1,6 @@
-import type { Logger } from '@dynamic-events/proto';
+import { policyFromJson, type Logger } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { listLivePolicies, readTokensVersion } from '../db/queries/token-policies.js';
-import { policyFromJson } from './token-policy-json.js';
 import type { TokenPolicy } from './token-policy.js';
 
 /** What the write path applies of a token's policy. */

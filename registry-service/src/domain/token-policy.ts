@@ -1,23 +1,8 @@
-import { invalidArgument } from '@dynamic-events/proto';
+import { invalidArgument, type TokenPolicy, type TokenRate } from '@dynamic-events/proto';
 import { withinLength } from './validate-event.js';
 
-/** A token's rate limit: events per second on average, up to `burst` at once. */
-export interface TokenRate {
-  perSecond: number;
-  burst: number;
-}
-
-/**
- * What a token may do. An absent field means no restriction; an empty list allows nothing, so
- * "not set" and "set to nothing" stay distinct all the way from the request to the database.
- */
-export interface TokenPolicy {
-  mayCreate?: string[];
-  domains?: string[];
-  maxDevices?: number;
-  maxObjects?: number;
-  rate?: TokenRate;
-}
+// The policy's type and its JSON shape are shared with the gateway (proto's token-policy.ts).
+export type { TokenPolicy, TokenRate } from '@dynamic-events/proto';
 
 /** The kinds of entity a token may be allowed to create, as the API spells them. */
 export const CREATABLE_KINDS = ['devices', 'objects', 'event_types'] as const;

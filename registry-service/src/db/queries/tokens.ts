@@ -1,5 +1,4 @@
-import { AppError } from '@dynamic-events/proto';
-import { policyFromJson, policyToJson } from '../../domain/token-policy-json.js';
+import { AppError, policyFromJson, policyToJson } from '@dynamic-events/proto';
 import type { NewTokenRow, TokenChange, TokenRecord } from '../../domain/tokens.js';
 import type pg from 'pg';
 import type { Queryable } from '../pool.js';

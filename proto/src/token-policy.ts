@@ -1,9 +1,28 @@
-import { invalidArgument } from '@dynamic-events/proto';
-import type { TokenPolicy } from './token-policy.js';
+import { invalidArgument } from './app-error.js';
+
+/** A token's rate limit: events per second on average, up to `burst` at once. */
+export interface TokenRate {
+  perSecond: number;
+  burst: number;
+}
 
 /**
- * A policy in the HTTP API's JSON shape, which is also what the tokens table stores, so a stored
- * policy reads the same in SQL as in the API: `{"may_create": [...], "domains": [...],
+ * What a token may do, in both services' terms (protobuf's TokenPolicy stops at the gRPC edges). An
+ * absent field means no restriction; an empty list allows nothing, so "not set" and "set to
+ * nothing" stay distinct all the way from the request to the database. The rules of the values
+ * are the registry's (validatePolicy).
+ */
+export interface TokenPolicy {
+  mayCreate?: string[];
+  domains?: string[];
+  maxDevices?: number;
+  maxObjects?: number;
+  rate?: TokenRate;
+}
+
+/**
+ * A policy in the HTTP API's JSON shape, which is also what the tokens table stores and the CLI
+ * prints, so a stored policy reads the same in SQL as in the API (one owner of that shape): `{"may_create": [...], "domains": [...],
  * "max_devices": n, "max_objects": n, "rate": {"per_second": n, "burst": n}}`, absent members omitted.
  */
 export interface PolicyJson {
