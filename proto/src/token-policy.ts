@@ -1,4 +1,5 @@
 import { invalidArgument } from './app-error.js';
+import type { TokenPolicy as ProtoTokenPolicy } from './gen/dynamic_events/registry/v1/tokens.js';
 
 /** A token's rate limit: events per second on average, up to `burst` at once. */
 export interface TokenRate {
@@ -31,6 +32,33 @@ export interface PolicyJson {
   max_devices?: number;
   max_objects?: number;
   rate?: { per_second: number; burst: number };
+}
+
+/**
+ * A protobuf policy in both services' terms (the gRPC edges of the gateway, the registry and its
+ * CLI). An unset StringList stays absent (no restriction), a set one keeps its values even when
+ * empty (nothing allowed); int64s arrive as decimal strings.
+ */
+export function fromProtoPolicy(policy: ProtoTokenPolicy | undefined): TokenPolicy {
+  if (!policy) return {};
+  return {
+    ...(policy.mayCreate ? { mayCreate: policy.mayCreate.values } : {}),
+    ...(policy.domains ? { domains: policy.domains.values } : {}),
+    ...(policy.maxDevices !== undefined ? { maxDevices: Number(policy.maxDevices) } : {}),
+    ...(policy.maxObjects !== undefined ? { maxObjects: Number(policy.maxObjects) } : {}),
+    ...(policy.rate ? { rate: { perSecond: policy.rate.perSecond, burst: policy.rate.burst } } : {}),
+  };
+}
+
+/** A policy in protobuf terms: an unset field stays unset, an empty list stays empty. */
+export function toProtoPolicy(policy: TokenPolicy): ProtoTokenPolicy {
+  return {
+    mayCreate: policy.mayCreate === undefined ? undefined : { values: policy.mayCreate },
+    domains: policy.domains === undefined ? undefined : { values: policy.domains },
+    maxDevices: policy.maxDevices === undefined ? undefined : String(policy.maxDevices),
+    maxObjects: policy.maxObjects === undefined ? undefined : String(policy.maxObjects),
+    rate: policy.rate && { perSecond: policy.rate.perSecond, burst: policy.rate.burst },
+  };
 }
 
 const KNOWN = new Set(['may_create', 'domains', 'max_devices', 'max_objects', 'rate']);

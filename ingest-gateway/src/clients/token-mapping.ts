@@ -1,28 +1,5 @@
-import { formatTimestamp, registry } from '@dynamic-events/proto';
-import type { TokenCredential, TokenPolicy, TokenRecord, TokenState } from '../token-model.js';
-
-/** A policy in protobuf terms: an unset field stays unset (no restriction), an empty list stays empty. */
-export function toProtoPolicy(policy: TokenPolicy): registry.TokenPolicy {
-  return {
-    mayCreate: policy.mayCreate === undefined ? undefined : { values: policy.mayCreate },
-    domains: policy.domains === undefined ? undefined : { values: policy.domains },
-    maxDevices: policy.maxDevices === undefined ? undefined : String(policy.maxDevices),
-    maxObjects: policy.maxObjects === undefined ? undefined : String(policy.maxObjects),
-    rate: policy.rate,
-  };
-}
-
-/** A protobuf policy in gateway terms, with only the fields that are set. */
-export function fromProtoPolicy(policy: registry.TokenPolicy | undefined): TokenPolicy {
-  if (!policy) return {};
-  return {
-    ...(policy.mayCreate ? { mayCreate: policy.mayCreate.values } : {}),
-    ...(policy.domains ? { domains: policy.domains.values } : {}),
-    ...(policy.maxDevices !== undefined ? { maxDevices: Number(policy.maxDevices) } : {}),
-    ...(policy.maxObjects !== undefined ? { maxObjects: Number(policy.maxObjects) } : {}),
-    ...(policy.rate ? { rate: { perSecond: policy.rate.perSecond, burst: policy.rate.burst } } : {}),
-  };
-}
+import { formatTimestamp, fromProtoPolicy, registry } from '@dynamic-events/proto';
+import type { TokenCredential, TokenRecord, TokenState } from '../token-model.js';
 
 const optionalTime = (ts: registry.Token['expiresAt']): string | null => (ts ? formatTimestamp(ts) : null);
 

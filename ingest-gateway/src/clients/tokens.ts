@@ -1,7 +1,7 @@
-import { callUnary, createGrpcClient, registry, type Interceptor } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient, registry, toProtoPolicy, type Interceptor } from '@dynamic-events/proto';
 import type { CallOptions } from '../model.js';
 import type { TokenChange, TokenDraft, TokenRecord, TokenState } from '../token-model.js';
-import { toProtoPolicy, toTokenRecord, toTokenState } from './token-mapping.js';
+import { toTokenRecord, toTokenState } from './token-mapping.js';
 
 /** The registry's TokenService as the gateway uses it; failures reject with AppError. */
 export interface TokenClient {

@@ -1,5 +1,4 @@
-import { callUnary, createGrpcClient, registry } from '@dynamic-events/proto';
-import { toProtoPolicy } from '../rpc/token-mapping.js';
+import { callUnary, createGrpcClient, registry, toProtoPolicy } from '@dynamic-events/proto';
 import type { Command } from './args.js';
 import { settingsJson, tokenJson } from './token-json.js';
 

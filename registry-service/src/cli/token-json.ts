@@ -1,5 +1,4 @@
-import { formatTimestamp, policyToJson, registry, type PolicyJson, type Timestamp } from '@dynamic-events/proto';
-import { fromProtoPolicy } from '../rpc/token-mapping.js';
+import { formatTimestamp, fromProtoPolicy, policyToJson, registry, type PolicyJson, type Timestamp } from '@dynamic-events/proto';
 
 /** A token in the HTTP API's snake_case shape: RFC 3339 times, null when unset; never a secret. */
 export interface TokenJson {

@@ -1,33 +1,8 @@
-import { invalidArgument, microsFromTimestamp, registry, timestampFromMicros, type Timestamp } from '@dynamic-events/proto';
-import type { TokenPolicy } from '../domain/token-policy.js';
+import { fromProtoPolicy, invalidArgument, microsFromTimestamp, registry, timestampFromMicros, toProtoPolicy, type Timestamp } from '@dynamic-events/proto';
 import type { TokenChange, TokenCredentialRecord, TokenDraft, TokenRecord } from '../domain/tokens.js';
 
 /* TokenService messages ↔ domain types; the handlers (tokens.ts) and the operator CLI share them. */
 
-/**
- * A protobuf policy in domain terms. An unset StringList stays absent (no restriction), a set one
- * keeps its values even when empty (nothing allowed); int64s arrive as decimal strings.
- */
-export function fromProtoPolicy(policy: registry.TokenPolicy | undefined): TokenPolicy {
-  if (!policy) return {};
-  return {
-    ...(policy.mayCreate ? { mayCreate: policy.mayCreate.values } : {}),
-    ...(policy.domains ? { domains: policy.domains.values } : {}),
-    ...(policy.maxDevices !== undefined ? { maxDevices: Number(policy.maxDevices) } : {}),
-    ...(policy.maxObjects !== undefined ? { maxObjects: Number(policy.maxObjects) } : {}),
-    ...(policy.rate ? { rate: { perSecond: policy.rate.perSecond, burst: policy.rate.burst } } : {}),
-  };
-}
-
-export function toProtoPolicy(policy: TokenPolicy): registry.TokenPolicy {
-  return {
-    mayCreate: policy.mayCreate === undefined ? undefined : { values: policy.mayCreate },
-    domains: policy.domains === undefined ? undefined : { values: policy.domains },
-    maxDevices: policy.maxDevices === undefined ? undefined : String(policy.maxDevices),
-    maxObjects: policy.maxObjects === undefined ? undefined : String(policy.maxObjects),
-    rate: policy.rate && { perSecond: policy.rate.perSecond, burst: policy.rate.burst },
-  };
-}
 
 const optionalTimestamp = (us: bigint | undefined): Timestamp | undefined => (us === undefined ? undefined : timestampFromMicros(us));
 
