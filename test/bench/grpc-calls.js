@@ -8,7 +8,7 @@
  * bidirectional stream. The payload is raw bytes (no protobuf), so the figures are grpc-js and
  * HTTP/2 alone. Eight callers at once, as the gateway's RECORD_CONCURRENCY; the server runs in a
  * child process. Variants alternate in rounds, each preceded by a short warm-up, and the report
- * gives each variant's median round and its ratio to plain unary, because the machine is shared.
+ * gives each figure's median over the rounds and its ratio to plain unary: the machine is shared.
  *
  * It measures the design question behind the write path's per-call costs (README, Performance):
  * how much of a call is the call itself, and what a long-lived stream would leave of it.
@@ -121,7 +121,7 @@ async function main() {
   metered.close();
   const median = (list, key) => list.map((r) => r[key]).sort((a, b) => a - b)[Math.floor(list.length / 2)];
   const base = { client: median(variants[0].results, 'client'), server: median(variants[0].results, 'server') };
-  console.log(`${calls} exchanges of ${payload.length} bytes per round, ${CALLERS} at once, ${rounds} alternated rounds (median round)`);
+  console.log(`${calls} exchanges of ${payload.length} bytes per round, ${CALLERS} at once, ${rounds} alternated rounds (each figure: its median over the rounds)`);
   console.log('variant                          exchanges/s  client µs  server µs  client × unary  server × unary');
   for (const v of variants) {
     const [rate, client, server] = ['perSecond', 'client', 'server'].map((key) => median(v.results, key));
