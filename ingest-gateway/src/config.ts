@@ -50,9 +50,9 @@ export interface GatewayConfig {
   /** Headers must arrive within this. */
   headersTimeoutMs: number;
   grpcDeadlineMs: number;
-  /** RecordEvents calls outstanding at once; events arriving meanwhile are coalesced into the next call. */
+  /** RecordEvents batches outstanding at once (one per open lane); events arriving meanwhile are coalesced into the next batch. */
   recordConcurrency: number;
-  /** Events, and their encoded bytes, waiting for a RecordEvents call; beyond either, POSTs get 503. */
+  /** Events, and their encoded bytes, waiting for a RecordEvents batch; beyond either, POSTs get 503. */
   ingestQueueMaxEvents: number;
   ingestQueueMaxBytes: number;
   shutdownTimeoutMs: number;
@@ -117,13 +117,13 @@ export const GATEWAY_ENV = defineEnv(
       maximum: 1000,
       default: 8,
       description:
-        '`RecordEvents` calls to the registry outstanding at once. Events of requests arriving meanwhile wait and leave together in the next call (see Performance).',
+        '`RecordEvents` batches to the registry outstanding at once, each a message on its own open `RecordEventsStream` stream. Events of requests arriving meanwhile wait and leave together in the next batch (see Performance).',
     }),
     INGEST_QUEUE_MAX_EVENTS: integer({
       minimum: 1,
       maximum: 10_000_000,
       default: 10_000,
-      description: 'Events waiting for a `RecordEvents` call; beyond it a POST gets 503 with `Retry-After` at once instead of growing memory or timing out.',
+      description: 'Events waiting for a `RecordEvents` batch; beyond it a POST gets 503 with `Retry-After` at once instead of growing memory or timing out.',
     }),
     INGEST_QUEUE_MAX_BYTES: integer({ minimum: 1, maximum: 4096 * MIB, default: 64 * MIB, description: 'The same bound in encoded bytes (64 MiB).' }),
     SHUTDOWN_TIMEOUT_MS,

@@ -10,7 +10,7 @@ export interface Metrics {
   readonly authFailures: Counter<'reason'>;
   /** Labels: rule (low-cardinality rule names such as "required", "max-length", "base64"). */
   readonly validationFailures: Counter<'rule'>;
-  /** Events per RecordEvents call: how much the coalescing saves under the current load. */
+  /** Events per RecordEvents batch: how much the coalescing saves under the current load. */
   readonly recordBatchEvents: Histogram;
   /** Token snapshot refreshes from the registry, by result ("changed", "unchanged", "failed"). */
   readonly tokenSyncs: Counter<'result'>;
@@ -51,7 +51,7 @@ export function createMetrics(registry = new Registry()): Metrics {
     }),
     recordBatchEvents: new Histogram({
       name: 'ingest_record_batch_events',
-      help: 'Events per RecordEvents call to the registry (concurrent requests are coalesced)',
+      help: 'Events per RecordEvents batch sent to the registry (concurrent requests are coalesced)',
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 500],
       registers: [registry],
     }),

@@ -172,3 +172,10 @@ export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistrySer
     },
   };
 }
+
+type RegistryImpl = AsyncServiceImpl<registry.RegistryServiceServer>;
+
+/** A fake's RecordEvents also served as the lane the gateway sends its batches on (RecordEventsStream). */
+export function withLane(service: Omit<RegistryImpl, 'recordEventsStream'>): RegistryImpl {
+  return { ...service, recordEventsStream: async (request, ctx) => ({ batch: await service.recordEvents(request.batch!, ctx) }) };
+}

@@ -20,7 +20,7 @@ import {
 import { createMediaClient, type MediaClient } from '../src/clients/media.js';
 import { createRegistryClient, type RegistryClient } from '../src/clients/registry.js';
 import type { EventInput } from '../src/model.js';
-import { PNG_SIGNATURE, unimplementedReads } from './helpers.js';
+import { PNG_SIGNATURE, unimplementedReads, withLane } from './helpers.js';
 
 export const logger = pino({ level: 'silent' });
 export const CREATED = timestampFromMicros(1_763_713_204_123_456n);
@@ -52,7 +52,7 @@ const REFUSAL = ruleError.maxLength('source.device_name', LIMITS.nameMaxLength);
 /** `stalled()` holds RecordEvents calls naming the device "stall" until it resolves. */
 function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<registry.RegistryServiceServer> {
   const events = new Map<string, registry.Event>();
-  return {
+  return withLane({
     ...unimplementedReads(),
     async recordEvent(): Promise<registry.RecordEventResponse> {
       throw new AppError('UNIMPLEMENTED', 'the gateway sends RecordEvents');
@@ -118,7 +118,7 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
         eventType: { domain: request.domain, eventType: request.eventType, displayName: 'Motion', displayDescription: 'Moved', createdAt: CREATED, updatedAt: UPDATED, createdByTokenId: '' },
       };
     },
-  };
+  });
 }
 
 function fakeMediaService(): AsyncServiceImpl<media.MediaServiceServer> {

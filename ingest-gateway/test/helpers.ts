@@ -14,7 +14,7 @@ import { fakeRegistry, type FakeRegistry } from './fake-registry.js';
 
 export { mutate, validBody } from './bodies.js';
 export { fakeMedia, PNG_SIGNATURE, TINY_PNG, type FakeMedia } from './fake-media.js';
-export { CREATED_AT, fakeRegistry, unimplementedReads, type FakeRegistry } from './fake-registry.js';
+export { CREATED_AT, fakeRegistry, unimplementedReads, withLane, type FakeRegistry } from './fake-registry.js';
 
 export const SEGMENT = 'platform';
 export const API = `/api/${SEGMENT}/dh`;

@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGrpcServer, registry, timestampFromMicros, type AsyncServiceImpl, type GrpcServer } from '@dynamic-events/proto';
-import { unimplementedReads, validBody } from './helpers.js';
+import { unimplementedReads, validBody, withLane } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -61,7 +61,7 @@ function openInstanceTokens(onSync: () => void): AsyncServiceImpl<registry.Token
 
 /** A registry whose RecordEvents waits until the test releases it (the request is in flight during shutdown). */
 function heldRegistry(onHeld: (release: () => void) => void): AsyncServiceImpl<registry.RegistryServiceServer> {
-  return {
+  return withLane({
     ...unimplementedReads(),
     async recordEvents(request) {
       await new Promise<void>((resolve) => onHeld(resolve));
@@ -87,7 +87,7 @@ function heldRegistry(onHeld: (release: () => void) => void): AsyncServiceImpl<r
     getDevice: () => Promise.reject(new Error('unused')),
     getObject: () => Promise.reject(new Error('unused')),
     getEventType: () => Promise.reject(new Error('unused')),
-  };
+  });
 }
 
 describe('dist/main.js', () => {

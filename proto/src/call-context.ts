@@ -1,4 +1,5 @@
-import type { Metadata } from '@grpc/grpc-js';
+import { randomUUID } from 'node:crypto';
+import type { Metadata, ServerDuplexStream, ServerUnaryCall, ServerWritableStream } from '@grpc/grpc-js';
 
 /** Metadata key that carries the HTTP request id from the gateway to registry and media. */
 export const REQUEST_ID_KEY = 'x-request-id';
@@ -17,4 +18,19 @@ export function requestIdFrom(metadata: Metadata, fallback: () => string): strin
   const value = metadata.get(REQUEST_ID_KEY)[0];
   if (typeof value === 'string' && value.length > 0 && value.length <= 128) return value;
   return fallback();
+}
+
+/**
+ * The call's context, and `settled` to call once the handler has answered. grpc-js reports
+ * 'cancelled' when the stream closes, also after a normal answer: aborting then built an AbortError
+ * (a DOMException with its stack) for every call, about 1.5 % of the registry's CPU, for nobody.
+ */
+export function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown> | ServerDuplexStream<unknown, unknown>): { ctx: CallContext; settled: () => void } {
+  const controller = new AbortController();
+  const cancel = () => controller.abort();
+  // The three call kinds are EventEmitters whose 'cancelled' event is the same; their typings differ.
+  const events = call as ServerUnaryCall<unknown, unknown>;
+  events.once('cancelled', cancel);
+  const ctx = { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
+  return { ctx, settled: () => events.off('cancelled', cancel) };
 }

@@ -1,16 +1,16 @@
-import { randomUUID } from 'node:crypto';
 import type {
+  handleBidiStreamingCall,
   handleServerStreamingCall,
   handleUnaryCall,
   MethodDefinition,
-  ServerUnaryCall,
   ServerWritableStream,
   ServiceDefinition,
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { AppError } from './app-error.js';
-import { requestIdFrom, type CallContext } from './call-context.js';
+import { contextOf, type CallContext } from './call-context.js';
+import { laneHandler } from './grpc-lanes-server.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
 import { toStatusObject } from './grpc-errors.js';
 import { assertUtf8Request } from './strict-utf8.js';
@@ -19,30 +19,21 @@ type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K]
 
 /**
  * A service implementation in async style: unary handlers return a promise, server-streaming
- * handlers return an async iterable. Derived from the ts-proto `XServiceServer` interface.
+ * handlers return an async iterable, and a bidirectional-streaming method is a lane
+ * (grpc-lanes-server.ts): its handler answers one request message with a promise, as a unary one.
+ * Derived from the ts-proto `XServiceServer` interface.
  */
 export type AsyncServiceImpl<S> = {
   [K in KnownKeys<S>]: S[K] extends handleUnaryCall<infer Req, infer Res>
     ? (request: Req, ctx: CallContext) => Promise<Res>
     : S[K] extends handleServerStreamingCall<infer Req, infer Res>
       ? (request: Req, ctx: CallContext) => AsyncIterable<Res>
-      : never;
+      : S[K] extends handleBidiStreamingCall<infer Req, infer Res>
+        ? (request: Req, ctx: CallContext) => Promise<Res>
+        : never;
 };
 
 type Handler = (request: unknown, ctx: CallContext) => unknown;
-
-/**
- * The call's context, and `settled` to call once the handler has answered. grpc-js reports
- * 'cancelled' when the stream closes, also after a normal answer: aborting then built an AbortError
- * (a DOMException with its stack) for every call, about 1.5 % of the registry's CPU, for nobody.
- */
-function contextOf(call: ServerUnaryCall<unknown, unknown> | ServerWritableStream<unknown, unknown>): { ctx: CallContext; settled: () => void } {
-  const controller = new AbortController();
-  const cancel = () => controller.abort();
-  call.once('cancelled', cancel);
-  const ctx = { requestId: requestIdFrom(call.metadata, randomUUID), metadata: call.metadata, signal: controller.signal };
-  return { ctx, settled: () => call.off('cancelled', cancel) };
-}
 
 /**
  * Resolves when the stream can take more data, or when the caller went away (no drain will come);
@@ -75,6 +66,8 @@ function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: 
 export interface HandlerOptions {
   /** A server stream whose client takes nothing for this long ends with RESOURCE_EXHAUSTED; omitted: no limit. */
   maxStreamStallMs?: number;
+  /** Aborted when the server shuts down: lanes end once what they took is answered. */
+  closing?: AbortSignal;
 }
 
 function unary(logger: Logger, service: string, method: string, handler: Handler): handleUnaryCall<unknown, unknown> {
@@ -129,7 +122,7 @@ function serverStreaming(logger: Logger, service: string, method: string, handle
 /**
  * grpc-js handlers for an async implementation: each call gets a CallContext (request id, metadata,
  * cancellation), its request's strings are checked as UTF-8, failures become safe statuses and
- * every call is logged once.
+ * every call (every request message of a lane) is logged once.
  */
 export function adaptHandlers(
   logger: Logger,
@@ -143,9 +136,12 @@ export function adaptHandlers(
     const handler = impl[name];
     if (typeof handler !== 'function') throw new Error(`${service}: no handler for ${name}`);
     const methodName = method.path.split('/').pop() ?? name;
-    handlers[name] = method.responseStream
-      ? serverStreaming(logger, service, methodName, handler as Handler, options)
-      : unary(logger, service, methodName, handler as Handler);
+    if (method.requestStream && !method.responseStream) throw new Error(`${service}: client-streaming ${name} is not supported`);
+    handlers[name] = method.requestStream
+      ? laneHandler(logger, service, methodName, handler as (request: unknown, ctx: CallContext) => Promise<unknown>, options.closing)
+      : method.responseStream
+        ? serverStreaming(logger, service, methodName, handler as Handler, options)
+        : unary(logger, service, methodName, handler as Handler);
   }
   return handlers;
 }

@@ -67,11 +67,13 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     ...(options.metricsRegistry ? { interceptors: [createServerMetricsInterceptor(options.metricsRegistry)] } : {}),
   });
   const health = addServingHealth(server);
+  // Lanes (long-lived streams of request/response messages) end once the server stops taking calls.
+  const closing = new AbortController();
   return {
     server,
     addService(definition, impl) {
       const name = serviceNameOf(definition);
-      server.addService(withStrictUtf8(definition), adaptHandlers(logger, name, definition, impl as Record<string, unknown>, { maxStreamStallMs: options.maxStreamStallMs }));
+      server.addService(withStrictUtf8(definition), adaptHandlers(logger, name, definition, impl as Record<string, unknown>, { maxStreamStallMs: options.maxStreamStallMs, closing: closing.signal }));
       health.add(name);
     },
     listen(address) {
@@ -86,7 +88,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     setServing: (serving) => health.set(serving),
     async shutdown(timeoutMs, drainDelayMs = 0) {
       health.set(false);
-      await drainAndShutdown(server, logger, timeoutMs, drainDelayMs);
+      await drainAndShutdown(server, logger, timeoutMs, drainDelayMs, () => closing.abort());
     },
   };
 }

@@ -35,3 +35,4 @@ export * from './service-names.js';
 export * from './token-secret.js';
 export * from './domain-patterns.js';
 export * from './token-policy.js';
+export * from './grpc-lanes-client.js';

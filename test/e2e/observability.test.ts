@@ -73,25 +73,27 @@ describe('gateway /metrics', () => {
 
   it('counts its gRPC client calls in the go-grpc-prometheus family', () => {
     const g = scraped.gateway;
-    const recordEvent = { grpc_type: 'unary', grpc_service: REGISTRY, grpc_method: 'RecordEvents' };
-    expect(valueOf(g, 'grpc_client_started_total', recordEvent)).toBe(2);
-    expect(valueOf(g, 'grpc_client_handled_total', { ...recordEvent, grpc_code: 'OK' })).toBe(2);
-    expect(valueOf(g, 'grpc_client_handling_seconds_count', recordEvent)).toBe(2);
+    // Batches travel as messages on an open RecordEventsStream lane: one stream, one message each way per batch.
+    const lane = { grpc_type: 'bidi_stream', grpc_service: REGISTRY, grpc_method: 'RecordEventsStream' };
+    expect(valueOf(g, 'grpc_client_started_total', lane)).toBe(1);
+    expect(valueOf(g, 'grpc_client_msg_sent_total', lane)).toBe(2);
+    expect(valueOf(g, 'grpc_client_msg_received_total', lane)).toBe(2);
     const storeImage = { grpc_type: 'unary', grpc_service: MEDIA, grpc_method: 'StoreImage' };
     expect(valueOf(g, 'grpc_client_handled_total', { ...storeImage, grpc_code: 'OK' })).toBe(1);
     expect(valueOf(g, 'grpc_client_handled_total', { ...storeImage, grpc_code: 'InvalidArgument' })).toBe(1);
-    expect(valueOf(g, 'grpc_client_msg_sent_total', recordEvent)).toBe(2);
+    expect(valueOf(g, 'grpc_client_handling_seconds_count', storeImage)).toBe(2);
   });
 });
 
 describe('registry /metrics', () => {
   it('counts gRPC server calls in the go-grpc-prometheus family', () => {
     const r = scraped.registry;
-    const recordEvent = { grpc_type: 'unary', grpc_service: REGISTRY, grpc_method: 'RecordEvents' };
-    expect(valueOf(r, 'grpc_server_started_total', recordEvent)).toBe(2);
-    expect(valueOf(r, 'grpc_server_handled_total', { ...recordEvent, grpc_code: 'OK' })).toBe(2);
-    expect(valueOf(r, 'grpc_server_handling_seconds_count', recordEvent)).toBe(2);
-    expect(valueOf(r, 'grpc_server_msg_received_total', recordEvent)).toBe(2);
+    const lane = { grpc_type: 'bidi_stream', grpc_service: REGISTRY, grpc_method: 'RecordEventsStream' };
+    expect(valueOf(r, 'grpc_server_started_total', lane)).toBe(1);
+    expect(valueOf(r, 'grpc_server_msg_received_total', lane)).toBe(2);
+    expect(valueOf(r, 'grpc_server_msg_sent_total', lane)).toBe(2);
+    // Open: a lane's call is handled when it ends, not per batch.
+    expect(valueOf(r, 'grpc_server_handled_total', { ...lane, grpc_code: 'OK' })).toBe(0);
     // The launcher's and the gateway's readiness checks are gRPC calls too.
     expect(valueOf(r, 'grpc_server_handled_total', { grpc_service: 'grpc.health.v1.Health', grpc_method: 'Check' })).toBeGreaterThan(0);
   });

@@ -1,4 +1,4 @@
-import { AppError, callUnary, createCoalescer, fromItemStatus, type ItemResult, type registry, type UnaryMethod } from '@dynamic-events/proto';
+import { AppError, createCoalescer, fromItemStatus, type ItemResult, type registry } from '@dynamic-events/proto';
 import type { CallOptions } from '../model.js';
 
 /** One event on its way to the registry, with the request id it arrived with. */
@@ -23,28 +23,24 @@ export interface RecordBatcherOptions {
   /** Events waiting for a call, and their encoded bytes: beyond either, requests get 503 at once. */
   maxQueuedEvents: number;
   maxQueuedBytes: number;
-  deadlineMs: number;
   onBatch?(events: number, bytes: number): void;
 }
 
 /** Sends one event; resolves with the registry's answer for that event alone. */
 export type RecordBatcher = (event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>;
 
-type RecordEvents = UnaryMethod<registry.RecordEventsRequest, registry.RecordEventsResponse>;
+/** Sends one batch and resolves with the registry's answer (a message on a lane: registry.ts); its deadline is the sender's. */
+export type SendBatch = (batch: registry.RecordEventsRequest) => Promise<registry.RecordEventsResponse>;
 
 /**
- * Coalesces the events of concurrent HTTP requests into RecordEvents calls: one gRPC round trip and
- * one SQL statement carry as many events as arrived while the previous calls were out. A lone request
+ * Coalesces the events of concurrent HTTP requests into RecordEvents batches: one gRPC message each
+ * way and one SQL statement carry as many events as arrived while the previous batches were out. A lone request
  * leaves at once. Each request still gets its own answer: an event the registry refused fails alone.
  */
-export function createRecordBatcher(recordEvents: RecordEvents, options: RecordBatcherOptions): RecordBatcher {
+export function createRecordBatcher(send: SendBatch, options: RecordBatcherOptions): RecordBatcher {
   const coalescer = createCoalescer<Pending, registry.RecordEventResponse>({
     async run(items) {
-      const response = await callUnary(
-        recordEvents,
-        { events: items.map((i) => i.event), requestIds: items.map((i) => i.requestId ?? '') },
-        { deadlineMs: options.deadlineMs },
-      );
+      const response = await send({ events: items.map((i) => i.event), requestIds: items.map((i) => i.requestId ?? '') });
       return response.results.map(toItemResult);
     },
     maxInFlight: options.maxInFlight,

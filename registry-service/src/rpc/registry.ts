@@ -1,4 +1,4 @@
-import { AppError, invalidArgument, registry, toItemStatus, type AsyncServiceImpl, type ItemResult, type Logger } from '@dynamic-events/proto';
+import { AppError, invalidArgument, registry, toItemStatus, type AsyncServiceImpl, type CallContext, type ItemResult, type Logger } from '@dynamic-events/proto';
 import type { Lister } from '../domain/lists.js';
 import type { Reader } from '../domain/reads.js';
 import type { EventRecorder } from '../domain/record-events.js';
@@ -26,6 +26,23 @@ export interface RegistryHandlerDeps {
 /** RegistryService handlers: the only place that maps protobuf messages to domain types and back. */
 export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceImpl<registry.RegistryServiceServer> {
   const { recorder, policyCheck, reader, lister, watch, watchEncoding, logger } = deps;
+  async function recordEvents(request: registry.RecordEventsRequest, ctx: CallContext): Promise<registry.RecordEventsResponse> {
+    validateBatchSize(request.events.length);
+    const results = await recordEach(recorder, request.events);
+    return {
+      results: results.map((result, i) => {
+        const requestId = request.requestIds[i] || ctx.requestId;
+        if (result.ok) {
+          logger.debug({ requestId, eventId: result.value.event.id }, 'event recorded');
+          return { recorded: toRecorded(result.value) };
+        }
+        if (isInternal(result.error)) logger.error({ requestId, err: result.error }, 'event could not be recorded');
+        else logger.debug({ requestId, code: (result.error as AppError).code, ...(result.error as AppError).details }, 'event refused');
+        return { error: toItemStatus(result.error) };
+      }),
+    };
+  }
+
   return {
     async recordEvent(request) {
       if (!request.event) throw invalidArgument('event', 'required', 'event is required');
@@ -39,21 +56,11 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       await policyCheck.check(validateEvent(toDraft(request.event)));
       return {};
     },
-    async recordEvents(request, ctx) {
-      validateBatchSize(request.events.length);
-      const results = await recordEach(recorder, request.events);
-      return {
-        results: results.map((result, i) => {
-          const requestId = request.requestIds[i] || ctx.requestId;
-          if (result.ok) {
-            logger.debug({ requestId, eventId: result.value.event.id }, 'event recorded');
-            return { recorded: toRecorded(result.value) };
-          }
-          if (isInternal(result.error)) logger.error({ requestId, err: result.error }, 'event could not be recorded');
-          else logger.debug({ requestId, code: (result.error as AppError).code, ...(result.error as AppError).details }, 'event refused');
-          return { error: toItemStatus(result.error) };
-        }),
-      };
+    recordEvents,
+    // The same batch as a message on a lane (grpc-lanes-server.ts): what the gateway sends on.
+    async recordEventsStream(request, ctx) {
+      if (!request.batch) throw invalidArgument('batch', 'required', 'batch is required');
+      return { batch: await recordEvents(request.batch, ctx) };
     },
     async getEvent(request) {
       return { event: toEvent(await reader.getEvent(request.id)) };

@@ -113,6 +113,16 @@ export interface RecordEventsResponse {
   results: RecordEventResult[];
 }
 
+/** One batch on a RecordEventsStream: the same batch a RecordEvents call carries. */
+export interface RecordEventsStreamRequest {
+  batch: RecordEventsRequest | undefined;
+}
+
+/** The answer to one RecordEventsStreamRequest, in request order: what RecordEvents would answer. */
+export interface RecordEventsStreamResponse {
+  batch: RecordEventsResponse | undefined;
+}
+
 /** RecordEventResult is what happened to one event of a RecordEvents call. */
 export interface RecordEventResult {
   /** The event is committed. */
@@ -1010,6 +1020,98 @@ export const RecordEventsResponse: MessageFns<RecordEventsResponse> = {
             }
 
             message.results.push(RecordEventResult.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordEventsStreamRequest(): RecordEventsStreamRequest {
+  return { batch: undefined };
+}
+
+export const RecordEventsStreamRequest: MessageFns<RecordEventsStreamRequest> = {
+  encode(message: RecordEventsStreamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      RecordEventsRequest.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordEventsStreamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordEventsStreamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = RecordEventsRequest.decode(reader, reader.uint32());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRecordEventsStreamResponse(): RecordEventsStreamResponse {
+  return { batch: undefined };
+}
+
+export const RecordEventsStreamResponse: MessageFns<RecordEventsStreamResponse> = {
+  encode(message: RecordEventsStreamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.batch !== undefined) {
+      RecordEventsResponse.encode(message.batch, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RecordEventsStreamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRecordEventsStreamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.batch = RecordEventsResponse.decode(reader, reader.uint32());
             continue;
           }
         }

@@ -9,9 +9,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -36,6 +38,8 @@ import {
   RecordEventResponse,
   RecordEventsRequest,
   RecordEventsResponse,
+  RecordEventsStreamRequest,
+  RecordEventsStreamResponse,
 } from "./events.js";
 import {
   ListDevicesRequest,
@@ -84,6 +88,27 @@ export const RegistryServiceService = {
     responseSerialize: (value: RecordEventsResponse): Buffer =>
       Buffer.from(RecordEventsResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): RecordEventsResponse => RecordEventsResponse.decode(value),
+  },
+  /**
+   * RecordEventsStream carries RecordEvents batches as messages on one long-lived stream: each request
+   * message is one batch, answered by one response message with the same per-event results, in the
+   * order the requests arrived. A unary call costs both sides several times what a message on an open
+   * stream costs (README, Performance), so the gateway keeps a few such streams open and sends its
+   * batches on them. A batch that fails as a whole (registry or database unavailable, batch too large)
+   * ends the stream with that status; a batch sent after the registry began to shut down is not
+   * processed, and the stream ends with OK once every batch it took is answered: a batch left without
+   * an answer was never recorded.
+   */
+  recordEventsStream: {
+    path: "/dynamic_events.registry.v1.RegistryService/RecordEventsStream" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: RecordEventsStreamRequest): Buffer =>
+      Buffer.from(RecordEventsStreamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): RecordEventsStreamRequest => RecordEventsStreamRequest.decode(value),
+    responseSerialize: (value: RecordEventsStreamResponse): Buffer =>
+      Buffer.from(RecordEventsStreamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): RecordEventsStreamResponse => RecordEventsStreamResponse.decode(value),
   },
   /**
    * CheckEvent refuses an event exactly as RecordEvent would for its values and its token's policy
@@ -223,6 +248,17 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
    */
   recordEvents: handleUnaryCall<RecordEventsRequest, RecordEventsResponse>;
   /**
+   * RecordEventsStream carries RecordEvents batches as messages on one long-lived stream: each request
+   * message is one batch, answered by one response message with the same per-event results, in the
+   * order the requests arrived. A unary call costs both sides several times what a message on an open
+   * stream costs (README, Performance), so the gateway keeps a few such streams open and sends its
+   * batches on them. A batch that fails as a whole (registry or database unavailable, batch too large)
+   * ends the stream with that status; a batch sent after the registry began to shut down is not
+   * processed, and the stream ends with OK once every batch it took is answered: a batch left without
+   * an answer was never recorded.
+   */
+  recordEventsStream: handleBidiStreamingCall<RecordEventsStreamRequest, RecordEventsStreamResponse>;
+  /**
    * CheckEvent refuses an event exactly as RecordEvent would for its values and its token's policy
    * (may_create exactly; max_devices / max_objects against the creations committed so far) and
    * writes nothing. The gateway asks it before storing an image of a token with such a policy, so a
@@ -304,6 +340,24 @@ export interface RegistryServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: RecordEventsResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * RecordEventsStream carries RecordEvents batches as messages on one long-lived stream: each request
+   * message is one batch, answered by one response message with the same per-event results, in the
+   * order the requests arrived. A unary call costs both sides several times what a message on an open
+   * stream costs (README, Performance), so the gateway keeps a few such streams open and sends its
+   * batches on them. A batch that fails as a whole (registry or database unavailable, batch too large)
+   * ends the stream with that status; a batch sent after the registry began to shut down is not
+   * processed, and the stream ends with OK once every batch it took is answered: a batch left without
+   * an answer was never recorded.
+   */
+  recordEventsStream(): ClientDuplexStream<RecordEventsStreamRequest, RecordEventsStreamResponse>;
+  recordEventsStream(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<RecordEventsStreamRequest, RecordEventsStreamResponse>;
+  recordEventsStream(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<RecordEventsStreamRequest, RecordEventsStreamResponse>;
   /**
    * CheckEvent refuses an event exactly as RecordEvent would for its values and its token's policy
    * (may_create exactly; max_devices / max_objects against the creations committed so far) and

@@ -1,0 +1,130 @@
+import { Metadata, status, type ClientDuplexStream, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { AppError } from './app-error.js';
+import { fromServiceError } from './grpc-errors.js';
+
+/**
+ * A lane's stream is ended and replaced once it is this old and idle. Servers end each connection
+ * after a minute (MAX_CONNECTION_AGE_MS) so that callers spread onto new replicas, but a stream lives
+ * on its connection until it ends: lanes younger than that keep following the connections.
+ */
+export const MAX_LANE_AGE_MS = 30_000;
+
+/** Settings of a lane pool. */
+export interface LanePoolOptions {
+  /** How long one request waits for its answer; beyond it the request fails as a unary call's deadline would. */
+  deadlineMs: number;
+  maxLaneAgeMs?: number;
+}
+
+/** Requests sent as messages on open streams; each resolves with its own response. */
+export interface LanePool<Req, Res> {
+  send(request: Req): Promise<Res>;
+  /** Streams open now (busy and idle). */
+  size(): number;
+}
+
+interface Waiting<Req, Res> {
+  request: Req;
+  resolve(response: Res): void;
+  reject(error: unknown): void;
+  timer: NodeJS.Timeout;
+  /** Sent again once already: a request the server did not take goes to another lane only once. */
+  resent: boolean;
+  /** The lane it was last written on. */
+  lane?: Lane<Req, Res>;
+}
+
+interface Lane<Req, Res> {
+  stream: ClientDuplexStream<Req, Res>;
+  openedAt: number;
+  waiting?: Waiting<Req, Res>;
+  done: boolean;
+}
+
+const deadlineError = (): ServiceError => Object.assign(new Error('Deadline exceeded'), { code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() });
+
+/**
+ * The caller's side of a bidirectional-streaming "lane" method (the server's: grpc-lanes-server.ts):
+ * a request is written on an idle open stream, or on a new one, and its response is the next message
+ * on that stream. One request at a time per stream, so the pool holds as many streams as requests are
+ * in flight (the caller bounds that) and answers need no ids. A failure ends the lane it happened on
+ * and reaches that request alone, as a unary call's would; a stream the server ended with OK before
+ * answering did not take the request (the server guarantees it), which is then sent once more on
+ * another lane, as grpc-js retries a unary call a closing server refused.
+ */
+export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res>, options: LanePoolOptions): LanePool<Req, Res> {
+  const maxAgeMs = options.maxLaneAgeMs ?? MAX_LANE_AGE_MS;
+  const idle: Array<Lane<Req, Res>> = [];
+  let size = 0;
+
+  /** Ends a lane's use; its waiting request, if any, fails with `error` or is sent again. */
+  function retire(lane: Lane<Req, Res>, error: unknown, notTaken = false): void {
+    if (lane.done) return;
+    lane.done = true;
+    size--;
+    const at = idle.indexOf(lane);
+    if (at >= 0) idle.splice(at, 1);
+    const waiting = lane.waiting;
+    lane.waiting = undefined;
+    if (waiting === undefined) return;
+    if (notTaken && !waiting.resent) {
+      waiting.resent = true;
+      write(take(), waiting);
+      return;
+    }
+    clearTimeout(waiting.timer);
+    waiting.reject(error);
+  }
+
+  function openLane(): Lane<Req, Res> {
+    const lane: Lane<Req, Res> = { stream: open(), openedAt: Date.now(), done: false };
+    size++;
+    lane.stream.on('data', (response: Res) => {
+      const waiting = lane.waiting;
+      if (waiting === undefined) return retire(lane, undefined);
+      lane.waiting = undefined;
+      clearTimeout(waiting.timer);
+      if (!lane.done) idle.push(lane);
+      waiting.resolve(response);
+    });
+    // Every status other than OK arrives as 'error' too; OK before an answer means "not taken".
+    lane.stream.on('error', (err: ServiceError) => retire(lane, fromServiceError(err)));
+    lane.stream.on('status', (result: StatusObject) => {
+      if (result.code === status.OK) retire(lane, new AppError('UNAVAILABLE', 'the backend ended the stream before answering', {}), true);
+    });
+    return lane;
+  }
+
+  /** The newest idle lane young enough, or a new one; idle lanes past their age are ended on the way. */
+  function take(): Lane<Req, Res> {
+    const now = Date.now();
+    for (let lane = idle.pop(); lane !== undefined; lane = idle.pop()) {
+      if (now - lane.openedAt < maxAgeMs) return lane;
+      retire(lane, undefined);
+      lane.stream.end();
+    }
+    return openLane();
+  }
+
+  function write(lane: Lane<Req, Res>, waiting: Waiting<Req, Res>): void {
+    lane.waiting = waiting;
+    waiting.lane = lane;
+    lane.stream.write(waiting.request);
+  }
+
+  return {
+    send(request) {
+      return new Promise<Res>((resolve, reject) => {
+        const waiting: Waiting<Req, Res> = { request, resolve, reject, resent: false, timer: undefined as unknown as NodeJS.Timeout };
+        waiting.timer = setTimeout(() => {
+          // The lane holding it ends with it (a late answer must not be read as the next request's).
+          const holder = waiting.lane!;
+          retire(holder, fromServiceError(deadlineError()));
+          holder.stream.cancel();
+        }, options.deadlineMs);
+        write(take(), waiting);
+      });
+    },
+    size: () => size,
+  };
+}

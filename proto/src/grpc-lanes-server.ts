@@ -1,0 +1,83 @@
+import type { handleBidiStreamingCall } from '@grpc/grpc-js';
+import type { Logger } from 'pino';
+import { contextOf, type CallContext } from './call-context.js';
+import { logCall, type CallLogEntry } from './grpc-call-log.js';
+import { toStatusObject } from './grpc-errors.js';
+import { assertUtf8Request } from './strict-utf8.js';
+
+/** One request message in, one response message out: a unary handler's shape, per message. */
+type MessageHandler = (request: unknown, ctx: CallContext) => Promise<unknown>;
+
+/**
+ * A bidirectional-streaming method served as a "lane" (the caller's side is grpc-lanes-client.ts):
+ * each request message is handled as a unary call would be (UTF-8 check, the handler, a log entry
+ * per message) and answered by one response message, in the order the requests arrived, while
+ * several may be handled at once. Why: a unary call costs both sides several times what a message on
+ * an open stream costs (README, Performance).
+ *
+ * A message whose handler fails ends the stream with that failure's status, as the unary call would
+ * have failed; messages the stream took before it are still answered first. The stream ends with OK
+ * once the caller half-closed, or once `closing` aborts (the server shuts down), and everything it
+ * took is answered; messages arriving after that are never handled, so a caller left without an
+ * answer knows its request was not processed.
+ */
+export function laneHandler(logger: Logger, service: string, method: string, handler: MessageHandler, closing?: AbortSignal): handleBidiStreamingCall<unknown, unknown> {
+  return (call) => {
+    const { ctx, settled } = contextOf(call);
+    let ended = false;
+    let callerDone = false;
+    let handling = 0;
+    // Answers leave in request order: each waits for the one before it.
+    let answered: Promise<void> = Promise.resolve();
+
+    const end = (err?: unknown) => {
+      if (ended) return;
+      ended = true;
+      settled();
+      closing?.removeEventListener('abort', endWhenIdle);
+      // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
+      if (err === undefined) call.end();
+      else call.emit('error', toStatusObject(err));
+    };
+    function endWhenIdle() {
+      if (handling === 0 && (callerDone || closing?.aborted)) end();
+    }
+
+    call.on('data', (request: unknown) => {
+      if (ended || closing?.aborted) return;
+      handling++;
+      const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: ctx.requestId };
+      const result = Promise.resolve().then(() => {
+        assertUtf8Request(request);
+        return handler(request, ctx);
+      });
+      answered = answered
+        .then(() => result)
+        .then(
+          (response) => {
+            logCall(logger, entry, undefined);
+            if (!ended) call.write(response);
+          },
+          (err: unknown) => {
+            logCall(logger, entry, err);
+            end(err);
+          },
+        )
+        .finally(() => {
+          handling--;
+          endWhenIdle();
+        });
+    });
+    call.on('end', () => {
+      callerDone = true;
+      endWhenIdle();
+    });
+    // The caller cancelled or the connection went: nothing more can be answered.
+    ctx.signal.addEventListener('abort', () => {
+      ended = true;
+      closing?.removeEventListener('abort', endWhenIdle);
+    }, { once: true });
+    if (closing?.aborted) end();
+    else closing?.addEventListener('abort', endWhenIdle);
+  };
+}
