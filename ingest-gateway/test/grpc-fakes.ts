@@ -122,13 +122,18 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
 }
 
 function fakeMediaService(): AsyncServiceImpl<media.MediaServiceServer> {
+  async function storeImage(request: media.StoreImageRequest, ctx: CallContext): Promise<media.StoreImageResponse> {
+    seen.requestIds.push(ctx.requestId);
+    if (!request.data.subarray(0, 8).equals(PNG_SIGNATURE)) throw imageRuleError.unsupported();
+    const key = `${String(seen.images.size).padStart(64, '0')}.png`;
+    seen.images.set(key, Buffer.from(request.data));
+    return { key, contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
+  }
   return {
-    async storeImage(request: media.StoreImageRequest, ctx: CallContext): Promise<media.StoreImageResponse> {
-      seen.requestIds.push(ctx.requestId);
-      if (!request.data.subarray(0, 8).equals(PNG_SIGNATURE)) throw imageRuleError.unsupported();
-      const key = `${String(seen.images.size).padStart(64, '0')}.png`;
-      seen.images.set(key, Buffer.from(request.data));
-      return { key, contentType: 'image/png', sizeBytes: String(request.data.length), width: 1, height: 1, created: true };
+    storeImage,
+    // The lane the gateway sends images on (StoreImageStream): the same, per message.
+    async storeImageStream(request, ctx) {
+      return { image: await storeImage(request.image!, ctx) };
     },
     async *getImage(request: media.GetImageRequest, ctx: CallContext): AsyncGenerator<media.GetImageResponse> {
       const data = seen.images.get(request.key);

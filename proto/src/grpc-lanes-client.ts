@@ -1,4 +1,4 @@
-import { Metadata, status, type ClientDuplexStream, type ServiceError, type StatusObject } from '@grpc/grpc-js';
+import { connectivityState, Metadata, status, type ChannelInterface as Channel, type ClientDuplexStream, type ServiceError, type StatusObject } from '@grpc/grpc-js';
 import { AppError } from './app-error.js';
 import { fromServiceError } from './grpc-errors.js';
 
@@ -14,6 +14,8 @@ export interface LanePoolOptions {
   /** How long one request waits for its answer; beyond it the request fails as a unary call's deadline would. */
   deadlineMs: number;
   maxLaneAgeMs?: number;
+  /** The channel the lanes are opened on: when its connection changes, lanes move to the new one. */
+  channel?: Channel;
 }
 
 /** Requests sent as messages on open streams; each resolves with its own response. */
@@ -37,8 +39,52 @@ interface Waiting<Req, Res> {
 interface Lane<Req, Res> {
   stream: ClientDuplexStream<Req, Res>;
   openedAt: number;
+  /** The channel's connection epoch when it was opened. */
+  epoch: number;
   waiting?: Waiting<Req, Res>;
   done: boolean;
+}
+
+/**
+ * Counts the times the channel's connection stopped being ready. A server's GOAWAY (its connection age, a shutdown) takes
+ * the channel out of READY; a stream still open on that closing connection is dropped by grpc-js's
+ * next keepalive ping there ("Connection dropped"), so lanes opened before a change are ended as soon
+ * as they are idle, and streams live on the closing connection no longer than a unary call would.
+ */
+function connectionEpoch(channel: Channel | undefined, onChange: () => void): () => number {
+  let epoch = 0;
+  if (channel === undefined) return () => epoch;
+  const watch = (state: connectivityState) => {
+    if (state === connectivityState.SHUTDOWN) return;
+    channel.watchConnectivityState(state, Infinity, () => {
+      const next = channel.getConnectivityState(false);
+      // Only a connection that was ready and went: lanes opened while connecting ride the new one.
+      if (state === connectivityState.READY && next !== connectivityState.READY) {
+        epoch++;
+        onChange();
+      }
+      watch(next);
+    });
+  };
+  watch(channel.getConnectivityState(false));
+  return () => epoch;
+}
+
+/** A lane's stream events: its answer (to the request waiting on it), or its end. */
+function listen<Req, Res>(lane: Lane<Req, Res>, on: { answered(lane: Lane<Req, Res>): void; failed(lane: Lane<Req, Res>, error: unknown, notTaken?: boolean): void }): void {
+  lane.stream.on('data', (response: Res) => {
+    const waiting = lane.waiting;
+    if (waiting === undefined) return on.failed(lane, undefined);
+    lane.waiting = undefined;
+    clearTimeout(waiting.timer);
+    if (!lane.done) on.answered(lane);
+    waiting.resolve(response);
+  });
+  // Every status other than OK arrives as 'error' too; OK before an answer means "not taken".
+  lane.stream.on('error', (err: ServiceError) => on.failed(lane, fromServiceError(err)));
+  lane.stream.on('status', (result: StatusObject) => {
+    if (result.code === status.OK) on.failed(lane, new AppError('UNAVAILABLE', 'the backend ended the stream before answering', {}), true);
+  });
 }
 
 const deadlineError = (): ServiceError => Object.assign(new Error('Deadline exceeded'), { code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() });
@@ -54,6 +100,10 @@ const deadlineError = (): ServiceError => Object.assign(new Error('Deadline exce
  */
 export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res>, options: LanePoolOptions): LanePool<Req, Res> {
   const maxAgeMs = options.maxLaneAgeMs ?? MAX_LANE_AGE_MS;
+  // Idle lanes of a connection that changed end at once; busy ones once they answered (reuseOrEnd).
+  const epoch = connectionEpoch(options.channel, () => {
+    for (const lane of idle.splice(0)) end(lane);
+  });
   const idle: Array<Lane<Req, Res>> = [];
   let size = 0;
 
@@ -76,32 +126,29 @@ export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res
     waiting.reject(error);
   }
 
+  const current = (lane: Lane<Req, Res>, now: number) => lane.epoch === epoch() && now - lane.openedAt < maxAgeMs;
+  // A lane that answered waits for the next request, unless its connection changed or it is too old.
+  const reuseOrEnd = (lane: Lane<Req, Res>) => (current(lane, Date.now()) ? idle.push(lane) : end(lane));
+
   function openLane(): Lane<Req, Res> {
-    const lane: Lane<Req, Res> = { stream: open(), openedAt: Date.now(), done: false };
+    const lane: Lane<Req, Res> = { stream: open(), openedAt: Date.now(), epoch: epoch(), done: false };
     size++;
-    lane.stream.on('data', (response: Res) => {
-      const waiting = lane.waiting;
-      if (waiting === undefined) return retire(lane, undefined);
-      lane.waiting = undefined;
-      clearTimeout(waiting.timer);
-      if (!lane.done) idle.push(lane);
-      waiting.resolve(response);
-    });
-    // Every status other than OK arrives as 'error' too; OK before an answer means "not taken".
-    lane.stream.on('error', (err: ServiceError) => retire(lane, fromServiceError(err)));
-    lane.stream.on('status', (result: StatusObject) => {
-      if (result.code === status.OK) retire(lane, new AppError('UNAVAILABLE', 'the backend ended the stream before answering', {}), true);
-    });
+    listen(lane, { answered: reuseOrEnd, failed: retire });
     return lane;
   }
 
-  /** The newest idle lane young enough, or a new one; idle lanes past their age are ended on the way. */
+  /** Half-closes an idle lane; the server ends it with OK (nothing waits on it). */
+  function end(lane: Lane<Req, Res>): void {
+    retire(lane, undefined);
+    lane.stream.end();
+  }
+
+  /** The newest idle lane still current, or a new one; idle lanes no longer current are ended on the way. */
   function take(): Lane<Req, Res> {
     const now = Date.now();
     for (let lane = idle.pop(); lane !== undefined; lane = idle.pop()) {
-      if (now - lane.openedAt < maxAgeMs) return lane;
-      retire(lane, undefined);
-      lane.stream.end();
+      if (current(lane, now)) return lane;
+      end(lane);
     }
     return openLane();
   }

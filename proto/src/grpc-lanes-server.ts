@@ -9,9 +9,19 @@ import { assertUtf8Request } from './strict-utf8.js';
 type MessageHandler = (request: unknown, ctx: CallContext) => Promise<unknown>;
 
 /**
+ * A message's own request id (a `request_id` field, as StoreImageStreamRequest has: one stream carries
+ * many HTTP requests), capped like the metadata's; otherwise the stream's.
+ */
+function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
+  const own = (request as { requestId?: unknown }).requestId;
+  if (typeof own !== 'string' || own === '' || own.length > 128) return ctx;
+  return { ...ctx, requestId: own };
+}
+
+/**
  * A bidirectional-streaming method served as a "lane" (the caller's side is grpc-lanes-client.ts):
  * each request message is handled as a unary call would be (UTF-8 check, the handler, a log entry
- * per message) and answered by one response message, in the order the requests arrived, while
+ * per message, under the message's own request id when it carries one) and answered by one response message, in the order the requests arrived, while
  * several may be handled at once. Why: a unary call costs both sides several times what a message on
  * an open stream costs (README, Performance).
  *
@@ -46,10 +56,11 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     call.on('data', (request: unknown) => {
       if (ended || closing?.aborted) return;
       handling++;
-      const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: ctx.requestId };
+      const messageCtx = contextOfMessage(request, ctx);
+      const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: messageCtx.requestId };
       const result = Promise.resolve().then(() => {
         assertUtf8Request(request);
-        return handler(request, ctx);
+        return handler(request, messageCtx);
       });
       answered = answered
         .then(() => result)

@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
@@ -69,6 +70,8 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const health = addServingHealth(server);
   // Lanes (long-lived streams of request/response messages) end once the server stops taking calls.
   const closing = new AbortController();
+  // One listener per open lane (as many as callers keep batches or images in flight): not a leak.
+  setMaxListeners(0, closing.signal);
   return {
     server,
     addService(definition, impl) {

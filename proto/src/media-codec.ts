@@ -4,6 +4,7 @@ import {
   MediaServiceClient as GeneratedMediaServiceClient,
   MediaServiceService as GeneratedMediaServiceService,
   type StoreImageRequest,
+  type StoreImageStreamRequest,
 } from './gen/dynamic_events/media/v1/media.js';
 
 /**
@@ -30,6 +31,13 @@ function varintLength(value: number): number {
   return length;
 }
 
+/** Writes `value` as a protobuf varint at `pos`; answers the position after it. */
+function writeVarint(out: Buffer, pos: number, value: number): number {
+  for (; value >= 0x80; value = Math.floor(value / 0x80)) out[pos++] = (value & 0x7f) | 0x80;
+  out[pos++] = value;
+  return pos;
+}
+
 /** StoreImageRequest in one allocation: tag, length, then the bytes copied once. */
 export function encodeStoreImageRequest(request: StoreImageRequest): Buffer {
   const data = request.data;
@@ -37,15 +45,36 @@ export function encodeStoreImageRequest(request: StoreImageRequest): Buffer {
   if (data.length === 0) return Buffer.alloc(0);
   const out = Buffer.allocUnsafe(1 + varintLength(data.length) + data.length);
   out[0] = DATA_TAG;
-  let pos = 1;
-  for (let value = data.length; ; value = Math.floor(value / 0x80)) {
-    if (value < 0x80) {
-      out[pos++] = value;
-      break;
+  out.set(data, writeVarint(out, 1, data.length));
+  return out;
+}
+
+/** Field 1 (`image`) and field 2 (`request_id`) of StoreImageStreamRequest, both length-delimited. */
+const IMAGE_TAG = (1 << 3) | 2;
+const REQUEST_ID_TAG = (2 << 3) | 2;
+
+/** StoreImageStreamRequest in one allocation: the image's field around its bytes (copied once), then the request id. */
+export function encodeStoreImageStreamRequest(request: StoreImageStreamRequest): Buffer {
+  const data = request.image?.data ?? Buffer.alloc(0);
+  const id = request.requestId === '' ? undefined : Buffer.from(request.requestId, 'utf8');
+  const inner = data.length === 0 ? 0 : 1 + varintLength(data.length) + data.length;
+  const imageBytes = request.image === undefined ? 0 : 1 + varintLength(inner) + inner;
+  const out = Buffer.allocUnsafe(imageBytes + (id === undefined ? 0 : 1 + varintLength(id.length) + id.length));
+  let pos = 0;
+  if (request.image !== undefined) {
+    out[pos++] = IMAGE_TAG;
+    pos = writeVarint(out, pos, inner);
+    if (data.length > 0) {
+      out[pos++] = DATA_TAG;
+      pos = writeVarint(out, pos, data.length);
+      out.set(data, pos);
+      pos += data.length;
     }
-    out[pos++] = (value & 0x7f) | 0x80;
   }
-  out.set(data, pos);
+  if (id !== undefined) {
+    out[pos++] = REQUEST_ID_TAG;
+    out.set(id, writeVarint(out, pos, id.length));
+  }
   return out;
 }
 
@@ -59,6 +88,7 @@ export function encodeGetImageResponse(response: GetImageResponse): Buffer {
 export const MediaServiceService = {
   ...GeneratedMediaServiceService,
   storeImage: { ...GeneratedMediaServiceService.storeImage, requestSerialize: encodeStoreImageRequest },
+  storeImageStream: { ...GeneratedMediaServiceService.storeImageStream, requestSerialize: encodeStoreImageStreamRequest },
   getImage: { ...GeneratedMediaServiceService.getImage, responseSerialize: encodeGetImageResponse },
 } as const;
 

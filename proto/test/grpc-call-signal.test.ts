@@ -18,6 +18,7 @@ describe('a call context signal', () => {
   beforeAll(async () => {
     server = createGrpcServer({ logger: pino({ level: 'silent' }) });
     server.addService<media.MediaServiceServer>(media.MediaServiceService, {
+      storeImageStream: () => Promise.reject(new Error('not in this test')),
       async storeImage(request, ctx) {
         signals.push(ctx.signal);
         if (request.data.toString() === 'wait') {

@@ -27,6 +27,7 @@ const slow = new Promise<void>((resolve) => (release = resolve));
 beforeAll(async () => {
   server = createGrpcServer({ logger });
   server.addService<media.MediaServiceServer>(media.MediaServiceService, {
+    storeImageStream: () => Promise.reject(new Error('not in this test')),
     async storeImage(request) {
       const text = request.data.toString();
       if (text === 'bad') throw new AppError('INVALID_ARGUMENT', 'data is not an image', { field: 'data', rule: 'format', httpStatus: 415 });
@@ -139,6 +140,7 @@ describe('server streaming', () => {
     let released = false;
     const server = createGrpcServer({ logger, maxMessageBytes: 8 * 1024 * 1024 });
     server.addService<media.MediaServiceServer>(media.MediaServiceService, {
+      storeImageStream: () => Promise.reject(new Error('not in this test')),
       storeImage: async () => {
         throw new AppError('UNIMPLEMENTED', 'not here');
       },
@@ -162,6 +164,7 @@ describe('server streaming', () => {
     let cancelled = false;
     const server = createGrpcServer({ logger });
     server.addService<media.MediaServiceServer>(media.MediaServiceService, {
+      storeImageStream: () => Promise.reject(new Error('not in this test')),
       storeImage: async () => {
         throw new AppError('UNIMPLEMENTED', 'not here');
       },

@@ -3,7 +3,7 @@
  * grpc-lanes-client.ts), over a real grpc-js server and client.
  */
 import { EventEmitter } from 'node:events';
-import type { ClientDuplexStream } from '@grpc/grpc-js';
+import { credentials, type ClientDuplexStream } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, createGrpcClient, createGrpcServer, createLanePool, fromServiceError, registry, type AsyncServiceImpl, type CallContext, type GrpcServer } from '../src/index.js';
@@ -19,16 +19,16 @@ const batch = (name: string): Batch => ({ batch: { events: [], requestIds: [name
 const nameOf = (answer: Answer): string | undefined => answer.batch?.results[0]?.error?.message;
 const echo: Handler = async (b) => ({ results: [{ error: { code: 3, message: b.requestIds[0] ?? '', field: '', rule: '' } }] });
 
-const running: Array<{ server: GrpcServer; client: registry.RegistryServiceClient }> = [];
+const running: Array<{ server: GrpcServer | undefined; client: registry.RegistryServiceClient }> = [];
 afterEach(async () => {
   for (const { server, client } of running.splice(0)) {
     client.close();
-    await server.shutdown(1000);
+    await server?.shutdown(1000);
   }
 });
 
 /** A registry server whose lane runs `handler` (every other method refuses), and a client of it. */
-async function start(handler: Handler) {
+async function start(handler: Handler, maxConnectionAgeMs?: number) {
   const streams = new Set<CallContext>();
   const refuse = async () => {
     throw new AppError('UNIMPLEMENTED', 'not in this test');
@@ -38,12 +38,12 @@ async function start(handler: Handler) {
     streams.add(ctx);
     return { batch: await handler(request.batch!, ctx) };
   };
-  const server = createGrpcServer({ logger: pino({ level: 'silent' }) });
+  const server = createGrpcServer({ logger: pino({ level: 'silent' }), maxConnectionAgeMs });
   server.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, impl);
   const port = await server.listen('127.0.0.1:0');
   const client = createGrpcClient(registry.RegistryServiceClient, `127.0.0.1:${port}`);
   running.push({ server, client });
-  return { server, client, streams, open: () => client.recordEventsStream() };
+  return { server, client, port, streams, open: () => client.recordEventsStream() };
 }
 
 describe('lanes over a real server', () => {
@@ -114,6 +114,35 @@ describe('lanes over a real server', () => {
     await stopped;
     expect(Date.now() - begun).toBeLessThan(4000); // not the 8 s timeout: every lane ended
     await expect(pool.send(batch('late'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+  });
+
+});
+
+describe('lanes and the connections under them', () => {
+  it('keeps every batch answered across the server\'s connection age (GOAWAY), keepalive pings included', async () => {
+    const { port, streams } = await start(echo, 300);
+    // grpc-js drops a closing connection that still has streams when its next keepalive ping goes
+    // out there: pings every 50 ms make that happen in this test if lanes stayed on the old connection.
+    const client = new registry.RegistryServiceClient(`127.0.0.1:${port}`, credentials.createInsecure(), {
+      'grpc.keepalive_time_ms': 50,
+      'grpc.keepalive_timeout_ms': 1000,
+    });
+    running.push({ server: undefined, client });
+    const pool = createLanePool(() => client.recordEventsStream(), { deadlineMs: 5000, channel: client.getChannel() });
+    const until = Date.now() + 1500;
+    let sent = 0;
+    const caller = async (n: number) => {
+      for (let i = 0; Date.now() < until; i++) {
+        const name = `c${n}-${i}`;
+        expect(nameOf(await pool.send(batch(name)))).toBe(name);
+        sent++;
+        await sleep(5);
+      }
+    };
+    await Promise.all([0, 1, 2, 3].map(caller));
+    expect(sent).toBeGreaterThan(100);
+    // The lanes followed the new connections (4 at a time, GOAWAY every 300 ms or so).
+    expect(streams.size).toBeGreaterThan(8);
   });
 
   it('replaces an idle lane past its age with a new stream', async () => {

@@ -39,6 +39,7 @@ describe('gRPC metrics (go-grpc-prometheus family) over a real server and client
   beforeAll(async () => {
     server = createGrpcServer({ logger, metricsRegistry: serverRegistry });
     server.addService<media.MediaServiceServer>(media.MediaServiceService, {
+      storeImageStream: () => Promise.reject(new Error('not in this test')),
       async storeImage(request) {
         if (request.data.toString() === 'bad') throw new AppError('INVALID_ARGUMENT', 'not an image', { field: 'data', rule: 'format' });
         if (request.data.toString() === 'hang') await new Promise<void>((resolve) => (hang = resolve));

@@ -78,10 +78,13 @@ describe('gateway /metrics', () => {
     expect(valueOf(g, 'grpc_client_started_total', lane)).toBe(1);
     expect(valueOf(g, 'grpc_client_msg_sent_total', lane)).toBe(2);
     expect(valueOf(g, 'grpc_client_msg_received_total', lane)).toBe(2);
-    const storeImage = { grpc_type: 'unary', grpc_service: MEDIA, grpc_method: 'StoreImage' };
-    expect(valueOf(g, 'grpc_client_handled_total', { ...storeImage, grpc_code: 'OK' })).toBe(1);
-    expect(valueOf(g, 'grpc_client_handled_total', { ...storeImage, grpc_code: 'InvalidArgument' })).toBe(1);
-    expect(valueOf(g, 'grpc_client_handling_seconds_count', storeImage)).toBe(2);
+    // Images likewise, on a StoreImageStream lane: the stored PNG, then the refused SVG on the same
+    // lane, which its refusal ended (InvalidArgument), as a unary StoreImage would have failed.
+    const imageLane = { grpc_type: 'bidi_stream', grpc_service: MEDIA, grpc_method: 'StoreImageStream' };
+    expect(valueOf(g, 'grpc_client_started_total', imageLane)).toBe(1);
+    expect(valueOf(g, 'grpc_client_msg_sent_total', imageLane)).toBe(2);
+    expect(valueOf(g, 'grpc_client_msg_received_total', imageLane)).toBe(1);
+    expect(valueOf(g, 'grpc_client_handled_total', { ...imageLane, grpc_code: 'InvalidArgument' })).toBe(1);
   });
 });
 
@@ -117,9 +120,11 @@ describe('media /metrics', () => {
     expect(valueOf(m, 'media_images_stored_total', { result: 'created', format: 'png' })).toBe(1);
     expect(valueOf(m, 'media_bytes_stored_total')).toBe(images.png.bytes.length);
     expect(valueOf(m, 'media_image_rejections_total', { rule: 'format' })).toBe(1);
-    const storeImage = { grpc_type: 'unary', grpc_service: MEDIA, grpc_method: 'StoreImage' };
-    expect(valueOf(m, 'grpc_server_handled_total', { ...storeImage, grpc_code: 'OK' })).toBe(1);
-    expect(valueOf(m, 'grpc_server_handled_total', { ...storeImage, grpc_code: 'InvalidArgument' })).toBe(1);
+    const imageLane = { grpc_type: 'bidi_stream', grpc_service: MEDIA, grpc_method: 'StoreImageStream' };
+    expect(valueOf(m, 'grpc_server_started_total', imageLane)).toBe(1);
+    expect(valueOf(m, 'grpc_server_msg_received_total', imageLane)).toBe(2);
+    expect(valueOf(m, 'grpc_server_msg_sent_total', imageLane)).toBe(1);
+    expect(valueOf(m, 'grpc_server_handled_total', { ...imageLane, grpc_code: 'InvalidArgument' })).toBe(1);
     expect(valueOf(m, 'media_storage_up')).toBe(1);
   });
 });
@@ -170,7 +175,8 @@ describe('logs', () => {
       durationMs: expect.any(Number),
       level: 'info',
     });
-    expect(traced.find((l) => l.service === 'media-service')).toMatchObject({ grpcService: MEDIA, method: 'StoreImage', code: 'OK', durationMs: expect.any(Number) });
+    // One image stream carries many requests: each image carries its request id (StoreImageStreamRequest.request_id).
+    expect(traced.find((l) => l.service === 'media-service')).toMatchObject({ grpcService: MEDIA, method: 'StoreImageStream', code: 'OK', durationMs: expect.any(Number) });
     // Events of several requests may share one RecordEvents call: the registry logs each event with its own request id.
     // (Before that, the gateway's identity check for an image may have read the object: a GetObject call line.)
     expect(traced.find((l) => l.service === 'registry-service' && l.msg === 'event recorded')).toMatchObject({ eventId: expect.any(String), level: 'debug' });

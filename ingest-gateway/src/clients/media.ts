@@ -1,4 +1,4 @@
-import { callStream, callUnary, createGrpcClient, createHealthChecker, media, MEDIA_SERVICE_NAME, type Interceptor } from '@dynamic-events/proto';
+import { AppError, callStream, createGrpcClient, createHealthChecker, createLanePool, media, MEDIA_SERVICE_NAME, type Interceptor } from '@dynamic-events/proto';
 import type { CallOptions, StoredImage } from '../model.js';
 
 /** An image being streamed from the media service; the first message already arrived (it exists). */
@@ -23,7 +23,7 @@ export interface MediaClient {
 
 /** Settings of the media client. */
 export interface MediaClientOptions {
-  /** Deadline of StoreImage. */
+  /** Deadline of each image stored. */
   deadlineMs: number;
   /** Deadline of a whole GetImage stream, which lasts as long as a slow HTTP client reads. */
   streamDeadlineMs: number;
@@ -37,10 +37,14 @@ export interface MediaClientOptions {
 export function createMediaClient(address: string, options: MediaClientOptions): MediaClient {
   const client = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: options.maxMessageBytes, interceptors: options.interceptors });
   const health = createHealthChecker(address, { interceptors: options.interceptors });
+  // Images travel as messages on a few open StoreImageStream lanes (one per image in flight), not as
+  // unary calls: a call per image cost both sides several times what the message does (README, Performance).
+  const lanes = createLanePool(() => client.storeImageStream(), { deadlineMs: options.deadlineMs, channel: client.getChannel() });
 
   return {
     async storeImage(data, call) {
-      const stored = await callUnary(client.storeImage.bind(client), { data }, { deadlineMs: options.deadlineMs, requestId: call.requestId });
+      const { image: stored } = await lanes.send({ image: { data }, requestId: call.requestId ?? '' });
+      if (stored === undefined) throw new AppError('INTERNAL', 'media StoreImageStream answered without an image', {});
       return { key: stored.key, contentType: stored.contentType, sizeBytes: Number(stored.sizeBytes) };
     },
     async openImage(key, call) {

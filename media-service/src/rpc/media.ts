@@ -1,4 +1,4 @@
-import type { AsyncServiceImpl, media } from '@dynamic-events/proto';
+import { invalidArgument, type AsyncServiceImpl, type media } from '@dynamic-events/proto';
 import type { ImageStream } from '../domain/get-image.js';
 import type { StoredImage } from '../domain/store-image.js';
 
@@ -10,17 +10,24 @@ export interface MediaRpcDeps {
 
 /** The MediaService handlers: the only place that maps protobuf messages to domain calls and back. */
 export function createMediaRpc(deps: MediaRpcDeps): AsyncServiceImpl<media.MediaServiceServer> {
+  async function storeImage(request: media.StoreImageRequest): Promise<media.StoreImageResponse> {
+    const stored = await deps.storeImage(request.data);
+    return {
+      key: stored.key,
+      contentType: stored.contentType,
+      sizeBytes: String(stored.sizeBytes),
+      width: stored.width,
+      height: stored.height,
+      created: stored.created,
+    };
+  }
+
   return {
-    async storeImage(request) {
-      const stored = await deps.storeImage(request.data);
-      return {
-        key: stored.key,
-        contentType: stored.contentType,
-        sizeBytes: String(stored.sizeBytes),
-        width: stored.width,
-        height: stored.height,
-        created: stored.created,
-      };
+    storeImage,
+    // The same, as a message on a lane (proto's grpc-lanes-server.ts): what the gateway sends on.
+    async storeImageStream(request) {
+      if (!request.image) throw invalidArgument('image', 'required', 'image is required');
+      return { image: await storeImage(request.image) };
     },
 
     async *getImage(request, ctx) {

@@ -10,9 +10,11 @@ import {
   type CallOptions,
   type ChannelCredentials,
   Client,
+  type ClientDuplexStream,
   type ClientOptions,
   type ClientReadableStream,
   type ClientUnaryCall,
+  type handleBidiStreamingCall,
   type handleServerStreamingCall,
   type handleUnaryCall,
   makeGenericClientConstructor,
@@ -28,6 +30,20 @@ export const protobufFileName = "dynamic_events/media/v1/media.proto";
 export interface StoreImageRequest {
   /** The decoded image bytes (not Base64). */
   data: Buffer;
+}
+
+/** One image on a StoreImageStream. */
+export interface StoreImageStreamRequest {
+  image:
+    | StoreImageRequest
+    | undefined;
+  /** The HTTP request id the image arrived with, for media's logs (one stream carries many requests). */
+  requestId: string;
+}
+
+/** The answer to one StoreImageStreamRequest, in request order. */
+export interface StoreImageStreamResponse {
+  image: StoreImageResponse | undefined;
 }
 
 export interface StoreImageResponse {
@@ -84,6 +100,109 @@ export const StoreImageRequest: MessageFns<StoreImageRequest> = {
             }
 
             message.data = Buffer.from(reader.bytes());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseStoreImageStreamRequest(): StoreImageStreamRequest {
+  return { image: undefined, requestId: "" };
+}
+
+export const StoreImageStreamRequest: MessageFns<StoreImageStreamRequest> = {
+  encode(message: StoreImageStreamRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.image !== undefined) {
+      StoreImageRequest.encode(message.image, writer.uint32(10).fork()).join();
+    }
+    if (message.requestId !== "") {
+      writer.uint32(18).string(message.requestId);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreImageStreamRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreImageStreamRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.image = StoreImageRequest.decode(reader, reader.uint32());
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestId = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseStoreImageStreamResponse(): StoreImageStreamResponse {
+  return { image: undefined };
+}
+
+export const StoreImageStreamResponse: MessageFns<StoreImageStreamResponse> = {
+  encode(message: StoreImageStreamResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.image !== undefined) {
+      StoreImageResponse.encode(message.image, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): StoreImageStreamResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseStoreImageStreamResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.image = StoreImageResponse.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -327,6 +446,25 @@ export const MediaServiceService = {
     responseSerialize: (value: StoreImageResponse): Buffer => Buffer.from(StoreImageResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): StoreImageResponse => StoreImageResponse.decode(value),
   },
+  /**
+   * StoreImageStream stores images sent as messages on one long-lived stream: each request message is
+   * one image, answered by one response message (what StoreImage answers), in the order the requests
+   * arrived. The gateway keeps a few such streams open: a unary call per image cost both sides several
+   * times what a message costs. An image refused or not stored ends the stream with that status (as
+   * StoreImage would fail); an image sent after the server began to shut down is not stored, and the
+   * stream ends with OK once every image it took is answered.
+   */
+  storeImageStream: {
+    path: "/dynamic_events.media.v1.MediaService/StoreImageStream" as const,
+    requestStream: true as const,
+    responseStream: true as const,
+    requestSerialize: (value: StoreImageStreamRequest): Buffer =>
+      Buffer.from(StoreImageStreamRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): StoreImageStreamRequest => StoreImageStreamRequest.decode(value),
+    responseSerialize: (value: StoreImageStreamResponse): Buffer =>
+      Buffer.from(StoreImageStreamResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): StoreImageStreamResponse => StoreImageStreamResponse.decode(value),
+  },
   /** GetImage streams a stored image; the first message carries its content type and size. */
   getImage: {
     path: "/dynamic_events.media.v1.MediaService/GetImage" as const,
@@ -342,6 +480,15 @@ export const MediaServiceService = {
 export interface MediaServiceServer extends UntypedServiceImplementation {
   /** StoreImage checks the real format (JPEG, PNG, GIF, WEBP) and dimensions, then stores the bytes. */
   storeImage: handleUnaryCall<StoreImageRequest, StoreImageResponse>;
+  /**
+   * StoreImageStream stores images sent as messages on one long-lived stream: each request message is
+   * one image, answered by one response message (what StoreImage answers), in the order the requests
+   * arrived. The gateway keeps a few such streams open: a unary call per image cost both sides several
+   * times what a message costs. An image refused or not stored ends the stream with that status (as
+   * StoreImage would fail); an image sent after the server began to shut down is not stored, and the
+   * stream ends with OK once every image it took is answered.
+   */
+  storeImageStream: handleBidiStreamingCall<StoreImageStreamRequest, StoreImageStreamResponse>;
   /** GetImage streams a stored image; the first message carries its content type and size. */
   getImage: handleServerStreamingCall<GetImageRequest, GetImageResponse>;
 }
@@ -363,6 +510,22 @@ export interface MediaServiceClient extends Client {
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: StoreImageResponse) => void,
   ): ClientUnaryCall;
+  /**
+   * StoreImageStream stores images sent as messages on one long-lived stream: each request message is
+   * one image, answered by one response message (what StoreImage answers), in the order the requests
+   * arrived. The gateway keeps a few such streams open: a unary call per image cost both sides several
+   * times what a message costs. An image refused or not stored ends the stream with that status (as
+   * StoreImage would fail); an image sent after the server began to shut down is not stored, and the
+   * stream ends with OK once every image it took is answered.
+   */
+  storeImageStream(): ClientDuplexStream<StoreImageStreamRequest, StoreImageStreamResponse>;
+  storeImageStream(
+    options: Partial<CallOptions>,
+  ): ClientDuplexStream<StoreImageStreamRequest, StoreImageStreamResponse>;
+  storeImageStream(
+    metadata: Metadata,
+    options?: Partial<CallOptions>,
+  ): ClientDuplexStream<StoreImageStreamRequest, StoreImageStreamResponse>;
   /** GetImage streams a stored image; the first message carries its content type and size. */
   getImage(request: GetImageRequest, options?: Partial<CallOptions>): ClientReadableStream<GetImageResponse>;
   getImage(
