@@ -46,8 +46,8 @@ interface Lane<Req, Res> {
 }
 
 /**
- * Counts the times the channel's connection stopped being ready. A server's GOAWAY (its connection age, a shutdown) takes
- * the channel out of READY; a stream still open on that closing connection is dropped by grpc-js's
+ * Counts the times the channel's connection stopped being ready. A server's GOAWAY (its connection
+ * age, a shutdown) takes the channel out of READY; a stream still open on that closing connection is dropped by grpc-js's
  * next keepalive ping there ("Connection dropped"), so lanes opened before a change are ended as soon
  * as they are idle, and streams live on the closing connection no longer than a unary call would.
  */
@@ -74,7 +74,12 @@ function connectionEpoch(channel: Channel | undefined, onChange: () => void): ()
 function listen<Req, Res>(lane: Lane<Req, Res>, on: { answered(lane: Lane<Req, Res>): void; failed(lane: Lane<Req, Res>, error: unknown, notTaken?: boolean): void }): void {
   lane.stream.on('data', (response: Res) => {
     const waiting = lane.waiting;
-    if (waiting === undefined) return on.failed(lane, undefined);
+    if (waiting === undefined) {
+      // An answer nobody asked for: the stream is out of step, so it goes.
+      on.failed(lane, undefined);
+      lane.stream.cancel();
+      return;
+    }
     lane.waiting = undefined;
     clearTimeout(waiting.timer);
     if (!lane.done) on.answered(lane);

@@ -21,12 +21,14 @@ function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
 /**
  * A bidirectional-streaming method served as a "lane" (the caller's side is grpc-lanes-client.ts):
  * each request message is handled as a unary call would be (UTF-8 check, the handler, a log entry
- * per message, under the message's own request id when it carries one) and answered by one response message, in the order the requests arrived, while
- * several may be handled at once. Why: a unary call costs both sides several times what a message on
- * an open stream costs (README, Performance).
+ * per message, under the message's own request id when it carries one) and answered by one response
+ * message, in the order the requests arrived, while several may be handled at once. Why: a unary
+ * call costs both sides several times what a message on an open stream costs (README, Performance).
  *
  * A message whose handler fails ends the stream with that failure's status, as the unary call would
- * have failed; messages the stream took before it are still answered first. The stream ends with OK
+ * have failed; messages the stream took before it are still answered first. (Our callers keep one
+ * request outstanding per stream: a caller sending more would not learn what became of those after
+ * a failed one.) The stream ends with OK
  * once the caller half-closed, or once `closing` aborts (the server shuts down), and everything it
  * took is answered; messages arriving after that are never handled, so a caller left without an
  * answer knows its request was not processed.
