@@ -13,11 +13,14 @@ export interface CallContext {
   signal: AbortSignal;
 }
 
-/** Reads the request id from metadata; ids are capped so a caller cannot bloat every log line. */
+/** A caller's request id if it is one we log: a non-empty string, capped so a caller cannot bloat every log line. */
+export function acceptedRequestId(value: unknown): string | undefined {
+  return typeof value === 'string' && value.length > 0 && value.length <= 128 ? value : undefined;
+}
+
+/** Reads the request id from metadata (acceptedRequestId), or a fresh one. */
 export function requestIdFrom(metadata: Metadata, fallback: () => string): string {
-  const value = metadata.get(REQUEST_ID_KEY)[0];
-  if (typeof value === 'string' && value.length > 0 && value.length <= 128) return value;
-  return fallback();
+  return acceptedRequestId(metadata.get(REQUEST_ID_KEY)[0]) ?? fallback();
 }
 
 /**

@@ -1,6 +1,6 @@
 import type { handleBidiStreamingCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { contextOf, type CallContext } from './call-context.js';
+import { acceptedRequestId, contextOf, type CallContext } from './call-context.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
 import { toStatusObject } from './grpc-errors.js';
 import { assertUtf8Request } from './strict-utf8.js';
@@ -10,12 +10,11 @@ type MessageHandler = (request: unknown, ctx: CallContext) => Promise<unknown>;
 
 /**
  * A message's own request id (a `request_id` field, as StoreImageStreamRequest has: one stream carries
- * many HTTP requests), capped like the metadata's; otherwise the stream's.
+ * many HTTP requests) when acceptedRequestId takes it, as the metadata's; otherwise the stream's.
  */
 function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
-  const own = (request as { requestId?: unknown }).requestId;
-  if (typeof own !== 'string' || own === '' || own.length > 128) return ctx;
-  return { ...ctx, requestId: own };
+  const own = acceptedRequestId((request as { requestId?: unknown }).requestId);
+  return own === undefined ? ctx : { ...ctx, requestId: own };
 }
 
 /**
