@@ -4,6 +4,8 @@ export * as registry from './registry-contract.js';
 // The generated media code with copy-free serializers for the image-carrying messages.
 export * as media from './media-codec.js';
 export type { Timestamp } from './gen/google/protobuf/timestamp.js';
+// The writer the generated encoders write into: for encoders that reuse one (watch-encoding.ts).
+export { BinaryWriter } from '@bufbuild/protobuf/wire';
 export * from './app-error.js';
 export * from './call-context.js';
 export * from './grpc-errors.js';

@@ -1,4 +1,4 @@
-import { registry } from '@dynamic-events/proto';
+import { BinaryWriter, registry } from '@dynamic-events/proto';
 import type { Change } from '../domain/commit-feed.js';
 import type { WatchMessage } from '../domain/watch.js';
 import { toWatchChange } from './to-proto.js';
@@ -15,27 +15,28 @@ export interface WatchEncoding {
   serialize(response: registry.WatchResponse): Buffer;
 }
 
-function varint(n: number): Buffer {
-  const bytes: number[] = [];
-  while (n > 0x7f) {
-    bytes.push((n & 0x7f) | 0x80);
-    n >>>= 7;
-  }
-  bytes.push(n);
-  return Buffer.from(bytes);
-}
-
-function field(tag: number, payload: Buffer): Buffer {
-  return Buffer.concat([Buffer.of(tag), varint(payload.length), payload]);
-}
+const CHANGES_FIELD = (1 << 3) | 2;
+const CURSOR_FIELD = (2 << 3) | 2;
 
 export function createWatchEncoding(): WatchEncoding {
   const changes = new WeakMap<Change, registry.WatchChange>();
-  const encoded = new WeakMap<registry.WatchChange, Buffer>();
+  const encoded = new WeakMap<registry.WatchChange, Uint8Array>();
+  // One writer for every change and cursor: it keeps the buffer it grew, where a writer per
+  // message (WatchChange.encode(change).finish()) grew a new one from nothing each time and cost
+  // about 7 µs per event against 3 (test/bench: CPU of the watch path's stages).
+  const writer = new BinaryWriter();
   // Each change as field 1 of a WatchResponse (tag, length, message), built once.
-  const bytesOf = (change: registry.WatchChange): Buffer => {
+  const bytesOf = (change: registry.WatchChange): Uint8Array => {
     let bytes = encoded.get(change);
-    if (!bytes) encoded.set(change, (bytes = field(0x0a, Buffer.from(registry.WatchChange.encode(change).finish()))));
+    if (!bytes) {
+      try {
+        registry.WatchChange.encode(change, writer.uint32(CHANGES_FIELD).fork()).join();
+      } finally {
+        // finish() also resets the writer when encoding threw half-way, so nothing left over leaks into the next change.
+        bytes = writer.finish();
+      }
+      encoded.set(change, bytes);
+    }
     return bytes;
   };
   return {
@@ -51,7 +52,7 @@ export function createWatchEncoding(): WatchEncoding {
     },
     serialize(response) {
       const parts = response.changes.map(bytesOf);
-      if (response.cursor !== '') parts.push(field(0x12, Buffer.from(response.cursor, 'utf8')));
+      if (response.cursor !== '') parts.push(writer.uint32(CURSOR_FIELD).string(response.cursor).finish());
       return Buffer.concat(parts);
     },
   };
