@@ -50,4 +50,13 @@ describe('Watch response encoding', () => {
     const b = encoding.toResponse({ cursor: 'c0', changes: [{ cursor: 'c0', change }] });
     expect(a.changes[0]).toBe(b.changes[0]);
   });
+
+  it('an encode that throws half-way leaves nothing behind for the next change (the writer is shared)', () => {
+    const encoding = createWatchEncoding();
+    // The cursor is written, then the kind (not an int32) throws: those bytes must not leak.
+    const broken = { cursor: 'c-broken', kind: 1.5 } as unknown as registry.WatchChange;
+    expect(() => encoding.serialize({ cursor: 'after', changes: [broken] })).toThrow();
+    const response = encoding.toResponse({ cursor: 'c0', changes: [{ cursor: 'c0', change: eventChange('v') }] });
+    expect(encoding.serialize(response)).toEqual(Buffer.from(registry.WatchResponse.encode(response).finish()));
+  });
 });
