@@ -30,8 +30,8 @@ interface Waiting<Req, Res> {
   resolve(response: Res): void;
   reject(error: unknown): void;
   timer: NodeJS.Timeout;
-  /** Sent again once already: a request the server did not take goes to another lane only once. */
-  resent: boolean;
+  /** How many times it was written: a request no server took is sent at most MAX_SENDS times. */
+  sends: number;
   /** The lane it was last written on. */
   lane?: Lane<Req, Res>;
 }
@@ -92,6 +92,13 @@ function listen<Req, Res>(lane: Lane<Req, Res>, on: { answered(lane: Lane<Req, R
   });
 }
 
+/**
+ * Sends of one request at most: the first, and two more after lanes that ended without taking it. A
+ * draining server ends every lane it holds, idle or not, so one resend could land on another of its
+ * lanes (seen in the container shutdown test: "the backend ended the stream before answering").
+ */
+const MAX_SENDS = 3;
+
 const deadlineError = (): ServiceError => Object.assign(new Error('Deadline exceeded'), { code: status.DEADLINE_EXCEEDED, details: 'Deadline exceeded', metadata: new Metadata() });
 
 /**
@@ -100,8 +107,8 @@ const deadlineError = (): ServiceError => Object.assign(new Error('Deadline exce
  * on that stream. One request at a time per stream, so the pool holds as many streams as requests are
  * in flight (the caller bounds that) and answers need no ids. A failure ends the lane it happened on
  * and reaches that request alone, as a unary call's would; a stream the server ended with OK before
- * answering did not take the request (the server guarantees it), which is then sent once more on
- * another lane, as grpc-js retries a unary call a closing server refused.
+ * answering did not take the request (the server guarantees it), which is then sent again on a new
+ * stream (at most MAX_SENDS in all), as grpc-js retries a unary call a closing server refused.
  */
 export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res>, options: LanePoolOptions): LanePool<Req, Res> {
   const maxAgeMs = options.maxLaneAgeMs ?? MAX_LANE_AGE_MS;
@@ -122,9 +129,11 @@ export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res
     const waiting = lane.waiting;
     lane.waiting = undefined;
     if (waiting === undefined) return;
-    if (notTaken && !waiting.resent) {
-      waiting.resent = true;
-      write(take(), waiting);
+    if (notTaken && waiting.sends < MAX_SENDS) {
+      // Idle lanes may sit on the same closing server: end them, and open a new stream, which the
+      // channel puts on a connection still taking calls.
+      for (const other of idle.splice(0)) end(other);
+      write(openLane(), waiting);
       return;
     }
     clearTimeout(waiting.timer);
@@ -161,13 +170,14 @@ export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res
   function write(lane: Lane<Req, Res>, waiting: Waiting<Req, Res>): void {
     lane.waiting = waiting;
     waiting.lane = lane;
+    waiting.sends++;
     lane.stream.write(waiting.request);
   }
 
   return {
     send(request) {
       return new Promise<Res>((resolve, reject) => {
-        const waiting: Waiting<Req, Res> = { request, resolve, reject, resent: false, timer: undefined as unknown as NodeJS.Timeout };
+        const waiting: Waiting<Req, Res> = { request, resolve, reject, sends: 0, timer: undefined as unknown as NodeJS.Timeout };
         waiting.timer = setTimeout(() => {
           // The lane holding it ends with it (a late answer must not be read as the next request's).
           const holder = waiting.lane!;

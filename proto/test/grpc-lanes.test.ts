@@ -156,12 +156,12 @@ describe('lanes and the connections under them', () => {
   });
 });
 
-/** A stream that ends with OK (the server did not take the request) or answers, as told. */
-function fakeStream(behaviour: 'ends' | 'answers'): ClientDuplexStream<Batch, Answer> {
+/** A stream that ends with OK (the server did not take the request) or answers, as told (at each write). */
+function fakeStream(behaviour: 'ends' | 'answers' | (() => 'ends' | 'answers')): ClientDuplexStream<Batch, Answer> {
   const stream = new EventEmitter() as EventEmitter & Record<string, unknown>;
   stream.write = (request: Batch) => {
     setImmediate(() => {
-      if (behaviour === 'answers') stream.emit('data', { batch: { results: [{ error: { code: 3, message: request.batch?.requestIds[0] ?? '', field: '', rule: '' } }] } } satisfies Answer);
+      if ((typeof behaviour === 'function' ? behaviour() : behaviour) === 'answers') stream.emit('data', { batch: { results: [{ error: { code: 3, message: request.batch?.requestIds[0] ?? '', field: '', rule: '' } }] } } satisfies Answer);
       else stream.emit('status', { code: 0, details: 'OK', metadata: undefined });
     });
     return true;
@@ -172,7 +172,7 @@ function fakeStream(behaviour: 'ends' | 'answers'): ClientDuplexStream<Batch, An
 }
 
 describe('a batch the server did not take', () => {
-  it('is sent once more, on another lane', async () => {
+  it('is sent again, on another lane', async () => {
     const plan: Array<'ends' | 'answers'> = ['ends', 'answers'];
     let opened = 0;
     const pool = createLanePool(() => fakeStream(plan[opened++] ?? 'answers'), { deadlineMs: 1000 });
@@ -181,14 +181,31 @@ describe('a batch the server did not take', () => {
     expect(opened).toBe(2);
   });
 
-  it('fails as UNAVAILABLE when the second lane did not take it either', async () => {
+  it('is never resent on an idle lane, which may sit on the same closing server', async () => {
+    // Lanes opened before the server started closing end without taking anything from then on.
+    let closing = false;
+    let opened = 0;
+    const pool = createLanePool(() => {
+      opened++;
+      const onClosingServer = !closing;
+      return fakeStream(() => (onClosingServer && closing ? 'ends' : 'answers'));
+    }, { deadlineMs: 1000 });
+    await Promise.all([pool.send(batch('a')), pool.send(batch('b'))]);
+    expect(pool.size()).toBe(2);
+    closing = true;
+    expect(nameOf(await pool.send(batch('c')))).toBe('c');
+    expect(opened).toBe(3);
+    expect(pool.size()).toBe(1);
+  });
+
+  it('fails as UNAVAILABLE when three lanes in a row did not take it', async () => {
     let opened = 0;
     const pool = createLanePool(() => {
       opened++;
       return fakeStream('ends');
     }, { deadlineMs: 1000 });
-    await expect(pool.send(batch('twice'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
-    expect(opened).toBe(2);
+    await expect(pool.send(batch('thrice'))).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    expect(opened).toBe(3);
     expect(pool.size()).toBe(0);
   });
 });

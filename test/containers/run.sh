@@ -9,11 +9,15 @@ cd "$(dirname "$0")/../.."
 fatal() { echo "FATAL: $*" >&2; exit 1; }
 step() { printf '\n--> %s\n' "$*"; }
 declare -A took
-timed() { # name, command...: runs it and records how long it took
-  local name="$1" start=$SECONDS
+timed() { # name, command...: runs it, records how long it took, and returns its status
+  # The status must be returned explicitly: called as `timed ... || status=$?`, set -e is off inside
+  # the function, and a bare "$@" followed by the assignment returned 0 for a failed command (a
+  # failed container test passed the step that way).
+  local name="$1" start=$SECONDS rc=0
   shift
-  "$@"
+  "$@" || rc=$?
   took[$name]=$((SECONDS - start))
+  return "$rc"
 }
 
 install_tools() {
