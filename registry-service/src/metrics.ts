@@ -18,6 +18,8 @@ export interface Metrics {
   watchStreams: Gauge;
   /** How long the oldest commit not yet readable by watchers has waited for older transactions to end. */
   watchHorizonLagSeconds: Gauge;
+  /** Watch pages by source: horizon (read with the poll that made them readable) or read (a query of their own: a watcher behind the tail). */
+  watchPages: Counter<'source'>;
 }
 
 export function createMetrics(registry: Registry): Metrics {
@@ -70,6 +72,12 @@ export function createMetrics(registry: Registry): Metrics {
     watchHorizonLagSeconds: new Gauge({
       name: 'registry_watch_horizon_lag_seconds',
       help: 'How long the newest commits have waited to become readable by watchers because older transactions in the database are still running (0 normally; grows with a long-running transaction)',
+      registers: [registry],
+    }),
+    watchPages: new Counter({
+      name: 'registry_watch_pages_total',
+      help: 'Commit-log pages served to watchers, by source: horizon (read in the same statement as the poll that made them readable, shared by every watcher at the tail) or read (a query of its own, for watchers behind the tail)',
+      labelNames: ['source'],
       registers: [registry],
     }),
   };

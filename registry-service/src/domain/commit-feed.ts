@@ -2,6 +2,7 @@ import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { eventTypeKey } from '../db/queries/event-types.js';
 import { commitsBetween, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
+import type { Metrics } from '../metrics.js';
 import type { CommitHorizon } from './commit-horizon.js';
 import { toEventRecord } from './reads.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
@@ -24,6 +25,8 @@ export interface FeedPage {
   commits: FeedCommit[];
   /** The horizon the page was read up to: with no commit in the page, the watcher is caught up to here. */
   through: bigint;
+  /** Every commit up to `through` is in the page (fewer than a page's limit): a watcher that read it is at `through`. */
+  complete: boolean;
 }
 
 /**
@@ -48,6 +51,7 @@ export interface CommitFeedOptions {
   horizon: CommitHorizon;
   /** Commits per read (bounds a watcher's memory: this many commits of up to a batch of events each). */
   pageCommits?: number;
+  metrics?: Pick<Metrics, 'watchPages'>;
 }
 
 /** Shared reads kept for watchers arriving at the same position a little later. */
@@ -75,7 +79,7 @@ export function expiredCursor(): AppError {
 }
 
 export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
-  const { pool, horizon } = options;
+  const { pool, horizon, metrics } = options;
   const pageCommits = options.pageCommits ?? 20;
   const shared = new Map<string, Promise<FeedPage>>();
   const closing = new AbortController();
@@ -85,8 +89,31 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
     const { commits, purgedThrough } = await commitsBetween(pool, afterSeq, through, pageCommits);
     if (afterSeq < purgedThrough) throw expiredCursor();
     const records = await recordsOf(pool, commits);
-    return { commits: commits.map((c) => toFeedCommit(c, records)), through };
+    return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: commits.length < pageCommits };
   }
+
+  function keep(key: string, page: Promise<FeedPage>): void {
+    // A failed read is not kept; a Map keeps insertion order, so the oldest entries go first.
+    page.catch(() => shared.delete(key));
+    shared.set(key, page);
+    for (const old of shared.keys()) {
+      if (shared.size <= SHARED_READS) break;
+      shared.delete(old);
+    }
+  }
+
+  // The horizon's polls read the commits that became readable: the page of every watcher at the
+  // tail, kept under the key its read() asks for, before the poll wakes them.
+  horizon.readTails(pageCommits, (tail) => {
+    if (tail.after < tail.purgedThrough) return; // read() answers that with expiredCursor
+    const { commits, events, through } = tail;
+    const page = (async () => {
+      const records = await recordsOf(pool, commits, events);
+      return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: commits.length < pageCommits };
+    })();
+    keep(`${tail.after}:${through}`, page);
+    metrics?.watchPages.inc({ source: 'horizon' });
+  });
 
   return {
     horizon,
@@ -99,18 +126,12 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
     lastSeq: () => lastCommitSeq(pool),
     read(afterSeq) {
       const through = horizon.bound;
-      if (afterSeq >= through) return Promise.resolve({ commits: [], through });
+      if (afterSeq >= through) return Promise.resolve({ commits: [], through, complete: true });
       const key = `${afterSeq}:${through}`;
       let page = shared.get(key);
       if (!page) {
-        page = load(afterSeq, through);
-        // A failed read is not kept; a Map keeps insertion order, so the oldest entries go first.
-        page.catch(() => shared.delete(key));
-        shared.set(key, page);
-        for (const old of shared.keys()) {
-          if (shared.size <= SHARED_READS) break;
-          shared.delete(old);
-        }
+        keep(key, (page = load(afterSeq, through)));
+        metrics?.watchPages.inc({ source: 'read' });
       }
       return page;
     },

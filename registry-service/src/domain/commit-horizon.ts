@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { pgErrorFields } from '../db/pool.js';
 import { lastCommitSeq, pollHorizon } from '../db/queries/commit-log.js';
+import { pollHorizonWithTail, type CommitTail } from '../db/queries/commit-tail.js';
 import type { Metrics } from '../metrics.js';
 
 /**
@@ -31,6 +32,12 @@ export interface CommitHorizon {
   waitPast(seq: bigint, timeoutMs: number, signal: AbortSignal): Promise<void>;
   /** Polling runs only while someone follows; returns the matching unfollow. */
   follow(): () => void;
+  /**
+   * From now on each poll also reads the commits that became readable (up to `limit`, with their
+   * events) and hands them to `onTail` before waking waiters: the feed serves its followers from
+   * them without reading again.
+   */
+  readTails(limit: number, onTail: (tail: CommitTail) => void): void;
   close(): void;
 }
 
@@ -49,6 +56,9 @@ interface Pending {
   xid: bigint;
   since: number;
 }
+
+/** Pending numbers beyond this (a long transaction holds the horizon) poll without the tail: the list travels with each poll. */
+const MAX_PENDING_WITH_TAIL = 64;
 
 /**
  * The poller behind createCommitHorizon: a class because it holds the poll state (pending numbers,
@@ -71,6 +81,7 @@ class HorizonPoller implements CommitHorizon {
   // Polls in a row that left the oldest pending number unresolved (a long transaction): back off.
   private stalls = 0;
   private lastWarned = 0;
+  private tails: { limit: number; onTail: (tail: CommitTail) => void } | undefined;
 
   constructor(private readonly options: CommitHorizonOptions) {
     this.fallbackPollMs = options.fallbackPollMs ?? 500;
@@ -128,6 +139,10 @@ class HorizonPoller implements CommitHorizon {
     };
   }
 
+  readTails(limit: number, onTail: (tail: CommitTail) => void): void {
+    this.tails = { limit, onTail };
+  }
+
   close(): void {
     this.closed = true;
     clearTimeout(this.timer);
@@ -138,7 +153,12 @@ class HorizonPoller implements CommitHorizon {
   private async pollOnce(): Promise<void> {
     const { pending } = this;
     const known = pending[pending.length - 1]?.n ?? this.current;
-    const { n, xmin, xid } = await pollHorizon(this.options.pool, known > this.current ? known : this.current);
+    const before = this.current;
+    const { tails } = this;
+    const withTail = tails !== undefined && pending.length <= MAX_PENDING_WITH_TAIL;
+    const { pool } = this.options;
+    const from = known > before ? known : before;
+    const { n, xmin, xid, tail } = withTail ? await pollHorizonWithTail(pool, from, before, pending, tails.limit) : { ...(await pollHorizon(pool, from)), tail: undefined };
     // Our own ids grow with every poll, so the finished ones are a prefix.
     let done = 0;
     while (done < pending.length && (pending[done]?.xid ?? xmin) < xmin) done++;
@@ -148,6 +168,8 @@ class HorizonPoller implements CommitHorizon {
     pending.splice(0, done);
     if (xid !== undefined) pending.push({ n, xid, since: Date.now() });
     this.reportLag();
+    // The statement resolved the same prefix from the same xmin; a page from another starting bound is not this step's.
+    if (tails && tail && this.current > before && tail.through === this.current) tails.onTail(tail);
     for (const waiter of this.waiters) if (waiter.seq < this.current) waiter.wake();
   }
 

@@ -125,8 +125,9 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
           yield { cursor: batch[batch.length - 1]!.cursor, changes: batch };
           lastSent = Date.now();
         }
-        // Nothing more up to the horizon: a resume may start there (keep-alive cursors stay recent).
-        if (page.commits.length === 0 && page.through > at.seq) at = { seq: page.through, index: 'end' };
+        // Nothing more up to the horizon: a resume may start there (keep-alive cursors stay recent),
+        // and the next read asks for the page after it, the one the horizon's poll reads for the tail.
+        if (page.complete && page.through > at.seq) at = { seq: page.through, index: 'end' };
         const idleMs = Date.now() - lastSent;
         if (idleMs >= options.keepAliveMs) {
           yield { cursor: encodeCursor(logId, at), changes: [] };

@@ -29,7 +29,7 @@ export interface Watching {
 export function createWatching(options: WatchingOptions): Watching {
   const { pool, logger, metrics } = options;
   const horizon = createCommitHorizon({ pool, logger, metrics, fallbackPollMs: options.fallbackPollMs });
-  const feed = createCommitFeed({ pool, horizon });
+  const feed = createCommitFeed({ pool, horizon, metrics });
   const signals = createCommitSignals({ pool, horizon, logger });
   const inner = createWatch(feed, { keepAliveMs: options.keepAliveMs });
   const watch: Watch = async function* (request, signal) {

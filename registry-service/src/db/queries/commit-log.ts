@@ -86,12 +86,15 @@ export interface CommitRecords {
   events: Map<string, StoredEvent>;
 }
 
-/** One primary-key lookup per kind that has keys (usually events only); prepared, as every watch page runs them. */
-export async function recordsOf(db: Queryable, commits: LoggedCommit[]): Promise<CommitRecords> {
+/**
+ * One primary-key lookup per kind that has keys (usually events only); prepared, as every watch page
+ * runs them. `events` already read (the horizon's tail, commit-tail.ts) are not read again.
+ */
+export async function recordsOf(db: Queryable, commits: LoggedCommit[], known?: Map<string, StoredEvent>): Promise<CommitRecords> {
   const names = commits.flatMap((c) => c.deviceNames);
   const objectIds = commits.flatMap((c) => c.objectIds);
   const types = commits.flatMap((c) => c.types);
-  const eventIds = commits.flatMap((c) => c.eventIds);
+  const eventIds = known ? [] : commits.flatMap((c) => c.eventIds);
   const [devices, objects, eventTypes, events] = await Promise.all([
     names.length === 0 ? [] : query<DeviceRow>(db, `SELECT ${DEVICE_COLUMNS} FROM devices WHERE device_name = ANY($1::text[])`, [names], 'registry-watch-devices'),
     objectIds.length === 0 ? [] : query<ObjectRow>(db, `SELECT ${OBJECT_COLUMNS} FROM objects WHERE id = ANY($1::text[])`, [objectIds], 'registry-watch-objects'),
@@ -107,7 +110,7 @@ export async function recordsOf(db: Queryable, commits: LoggedCommit[]): Promise
     devices: new Map(devices.map((r) => [r.device_name, toDeviceRecord(r)])),
     objects: new Map(objects.map((r) => [r.id, toObjectRecord(r)])),
     types: new Map(eventTypes.map((r) => [eventTypeKey(r.domain, r.event_type), toEventTypeRecord(r)])),
-    events: new Map(events.map((r) => [r.id, toStoredEvent(r)])),
+    events: known ?? new Map(events.map((r) => [r.id, toStoredEvent(r)])),
   };
 }
 
