@@ -15,6 +15,18 @@ const RECENT_CHANGES = 4096;
 
 const KEEP_ALIVE = Buffer.from(KEEP_ALIVE_FRAME);
 
+/**
+ * Registry streams a feed opens in a row to resume after its stream ended UNAVAILABLE, without
+ * receiving a message in between, before it ends its clients with the error.
+ */
+const MAX_RESUMES = 3;
+const RESUME_DELAY_MS = 100;
+/** A stream that lived this long counts as having worked: the next failure starts the count again. */
+const RESUME_RESET_MS = 5000;
+
+/** A registry Watch of the feed's filter, after a cursor ('' from now). */
+type Open = (afterCursor: string) => AsyncGenerator<WatchMessage>;
+
 export type WatchQuery = EventQuery & { kinds: ChangeKind[]; afterCursor: string };
 interface Call {
   requestId: string;
@@ -34,6 +46,8 @@ class Feed {
   ended = false;
   ready: Promise<void> = Promise.resolve();
   readonly stop = new AbortController();
+  /** Where the feed's registry stream stands: a resumed stream continues after it. */
+  cursor = '';
   private recent: Array<{ cursor: string; frame: string }> = [];
   private readonly numbers = new Map<string, number>();
   /** The number of recent[0] among every change this feed has seen. */
@@ -117,29 +131,51 @@ export class WatchHub {
 
   private start(key: string, query: WatchQuery, requestId: string): Feed {
     const feed = new Feed();
-    // The feed's registry call carries the request id of the client that opened it.
-    const messages = this.deps.registry.watch({ ...query, afterCursor: '' }, { requestId, signal: feed.stop.signal });
-    feed.ready = messages.next().then(() => undefined);
+    // The feed's registry calls carry the request id of the client that opened it.
+    const open: Open = (afterCursor) => this.deps.registry.watch({ ...query, afterCursor }, { requestId, signal: feed.stop.signal });
+    const messages = open('');
+    feed.ready = messages.next().then((first) => {
+      if (!first.done) feed.cursor = first.value.cursor;
+    });
     feed.ready.then(
-      () => void this.pump(key, feed, messages),
+      () => void this.pump(key, feed, messages, open),
       (err) => this.finish(key, feed, err),
     );
     this.feeds.set(key, feed);
     return feed;
   }
 
-  private async pump(key: string, feed: Feed, messages: AsyncGenerator<WatchMessage>): Promise<void> {
+  /**
+   * Renders the feed's registry messages for its clients. When the registry stream ends UNAVAILABLE
+   * (the registry's connection reached its age and grpc-js dropped it, a replica shutting down) the
+   * feed resumes after its last cursor on a new stream, with no gap and no duplicate, and its
+   * clients notice nothing: ending them would disconnect every SSE client of the gateway at least
+   * once a minute (MAX_CONNECTION_AGE_MS). Other errors, or more than MAX_RESUMES streams in a row
+   * that ended within RESUME_RESET_MS, end them.
+   */
+  private async pump(key: string, feed: Feed, first: AsyncGenerator<WatchMessage>, open: Open): Promise<void> {
+    let messages = first;
     let error: unknown;
-    try {
-      for await (const message of messages) {
-        const chunk = this.render(message, feed);
-        for (const queue of feed.subscribers) if (!queue.push(chunk)) feed.subscribers.delete(queue);
-        this.release(key, feed);
+    for (let failed = 0, openedAt = Date.now(); ; openedAt = Date.now()) {
+      try {
+        for await (const message of messages) {
+          feed.cursor = message.cursor;
+          const chunk = this.render(message, feed);
+          for (const queue of feed.subscribers) if (!queue.push(chunk)) feed.subscribers.delete(queue);
+          this.release(key, feed);
+        }
+        error = new AppError('UNAVAILABLE', 'the registry ended the watch', {});
+      } catch (err) {
+        error = err;
       }
-    } catch (err) {
-      error = err;
+      // Every resumed stream opens with a keep-alive, so only a stream's age tells it worked.
+      if (Date.now() - openedAt >= RESUME_RESET_MS) failed = 0;
+      if (feed.stop.signal.aborted || !(error instanceof AppError && error.code === 'UNAVAILABLE') || ++failed > MAX_RESUMES) break;
+      await new Promise((resolve) => setTimeout(resolve, RESUME_DELAY_MS * failed));
+      if (feed.stop.signal.aborted) break;
+      messages = open(feed.cursor);
     }
-    this.finish(key, feed, feed.stop.signal.aborted ? undefined : error ?? new AppError('UNAVAILABLE', 'the registry ended the watch', {}));
+    this.finish(key, feed, feed.stop.signal.aborted ? undefined : error);
   }
 
   /** Ends a feed and its clients (they resume from their Last-Event-ID); a later client starts a new one. */

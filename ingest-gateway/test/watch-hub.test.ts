@@ -163,11 +163,58 @@ describe('WatchHub: what ends a client or a feed', () => {
     const leave = new AbortController();
     const chunks = await hub.subscribe(query(), { requestId: 'r', signal: leave.signal });
     expect((await chunks.next()).value.toString()).toBe(': keep-alive\n\n');
-    streams[0]!.fail(new AppError('UNAVAILABLE', 'registry shutting down', {}));
-    await expect(chunks.next()).rejects.toMatchObject({ code: 'UNAVAILABLE' });
+    streams[0]!.fail(new AppError('FAILED_PRECONDITION', 'after_cursor is older than the retained watch history', {}));
+    await expect(chunks.next()).rejects.toMatchObject({ code: 'FAILED_PRECONDITION' });
     const again = await client(hub, query());
     expect(streams).toHaveLength(2);
     again.leave();
+  });
+
+  it('resumes after its last cursor when the registry stream ends UNAVAILABLE: its clients get every change once and stay connected', async () => {
+    const { streams, hub } = drivenRegistry();
+    const a = await client(hub, query());
+    const b = await client(hub, query());
+    streams[0]!.send('c1', 'c2');
+    await a.until(2);
+    // What a registry connection past its age (or a replica shutting down) does to a stream on it.
+    streams[0]!.fail(new AppError('UNAVAILABLE', 'Connection dropped', {}));
+    for (let i = 0; i < 100 && streams.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    expect(streams).toHaveLength(2);
+    expect(streams[1]!.query.afterCursor).toBe('c2');
+    streams[1]!.send('c3');
+    expect(await a.until(3)).toEqual(['c1', 'c2', 'c3']);
+    expect(await b.until(3)).toEqual(['c1', 'c2', 'c3']);
+    // A client resuming from a change before the new stream still joins the feed without a stream of its own.
+    const c = await client(hub, query({ afterCursor: 'c1' }));
+    expect(await c.until(2)).toEqual(['c2', 'c3']);
+    expect(streams).toHaveLength(2);
+    for (const x of [a, b, c]) x.leave();
+  });
+
+  it('ends its clients with UNAVAILABLE after three resumes in a row that received nothing', async () => {
+    const { streams, hub } = drivenRegistry();
+    const leave = new AbortController();
+    const chunks = await hub.subscribe(query(), { requestId: 'r', signal: leave.signal });
+    expect((await chunks.next()).value.toString()).toBe(': keep-alive\n\n');
+    const down = new AppError('UNAVAILABLE', 'a backend service is unavailable', {});
+    streams[0]!.fail(down);
+    for (let n = 2; n <= 4; n++) {
+      for (let i = 0; i < 100 && streams.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      expect(streams).toHaveLength(n);
+      streams[n - 1]!.fail(down);
+    }
+    // Each resumed stream starts with its keep-alive, then fails.
+    let result: unknown;
+    for (;;) {
+      try {
+        if ((await chunks.next()).done) break;
+      } catch (err) {
+        result = err;
+        break;
+      }
+    }
+    expect(result).toBe(down);
+    expect(streams).toHaveLength(4);
   });
 
   it('rejects with the registry refusal of a filter and keeps no feed for it', async () => {
