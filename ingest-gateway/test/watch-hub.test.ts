@@ -170,6 +170,25 @@ describe('WatchHub: what ends a client or a feed', () => {
     again.leave();
   });
 
+  it('rejects with the registry refusal of a filter and keeps no feed for it', async () => {
+    const refusal = new AppError('INVALID_ARGUMENT', 'since is not allowed', { field: 'since' });
+    const calls: WatchQuery[] = [];
+    const refusing = new WatchHub({
+      registry: {
+        // eslint-disable-next-line require-yield
+        watch: async function* (q: WatchQuery) {
+          calls.push(q);
+          throw refusal;
+        },
+      } as unknown as RegistryClient,
+    });
+    await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
+    await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
+    expect(calls).toHaveLength(2);
+  });
+});
+
+describe('WatchHub: when the registry stream ends', () => {
   it('resumes after its last cursor when the registry stream ends UNAVAILABLE: its clients get every change once and stay connected', async () => {
     const { streams, hub } = drivenRegistry();
     const a = await client(hub, query());
@@ -215,22 +234,5 @@ describe('WatchHub: what ends a client or a feed', () => {
     }
     expect(result).toBe(down);
     expect(streams).toHaveLength(4);
-  });
-
-  it('rejects with the registry refusal of a filter and keeps no feed for it', async () => {
-    const refusal = new AppError('INVALID_ARGUMENT', 'since is not allowed', { field: 'since' });
-    const calls: WatchQuery[] = [];
-    const refusing = new WatchHub({
-      registry: {
-        // eslint-disable-next-line require-yield
-        watch: async function* (q: WatchQuery) {
-          calls.push(q);
-          throw refusal;
-        },
-      } as unknown as RegistryClient,
-    });
-    await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
-    await expect(refusing.subscribe(query({ since: { seconds: 1, nanos: 0 } as never }), { requestId: 'r', signal: new AbortController().signal })).rejects.toBe(refusal);
-    expect(calls).toHaveLength(2);
   });
 });
