@@ -84,8 +84,9 @@ describe.skipIf(!up)('the horizon poll with its tail', () => {
     for (let i = 0; i < 10; i++) await a.api.recordEvents([sampleEvent({ source: { deviceName: device } })]);
     await watcher.until((m) => eventIds(m).length >= 10);
     watcher.stop();
-    expect(await pages('horizon')).toBeGreaterThan(horizonBefore);
-    // A watcher keeping up reads from the horizon's pages; one read of its own per step would be about ten.
-    expect((await pages('read')) - readBefore).toBeLessThan(3);
+    // A watcher keeping up reads from the horizon's pages; it reads on its own only when it fell a step behind.
+    const fromHorizon = (await pages('horizon')) - horizonBefore;
+    expect(fromHorizon).toBeGreaterThan(0);
+    expect((await pages('read')) - readBefore).toBeLessThan(fromHorizon);
   });
 });
