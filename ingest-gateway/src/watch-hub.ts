@@ -2,16 +2,14 @@ import { AppError } from '@dynamic-events/proto';
 import { ChunkQueue } from './chunk-queue.js';
 import type { RegistryClient } from './clients/registry.js';
 import type { ChangeKind, EventQuery, WatchMessage } from './model.js';
-import { createFrameCache, KEEP_ALIVE_FRAME } from './presenters/sse.js';
+import { Feed } from './watch-feed.js';
+import { createFrameCache, KEEP_ALIVE_FRAME, sseFrame } from './presenters/sse.js';
 
 /**
  * How far (bytes of SSE text queued here, beyond the socket's own buffers) a client may fall behind
  * its shared feed before it is ended to resume: what a slow client costs the gateway at most.
  */
 export const STREAM_LAG_BYTES = 1024 * 1024;
-
-/** Changes a feed keeps for clients that resume from one of them (or catch up to them). */
-const RECENT_CHANGES = 4096;
 
 const KEEP_ALIVE = Buffer.from(KEEP_ALIVE_FRAME);
 
@@ -35,45 +33,10 @@ interface Call {
 }
 
 /**
- * One registry Watch (from now on) of one filter, shared by every SSE client of that filter, with
- * the frames of its recent changes in commit order, so a client resuming from one of them joins
- * without a registry stream of its own.
+ * The SSE text of a registry message, rendered once for every client reading it: the feed's frames
+ * are kept by the feed, a catch-up stream's in a cache by cursor (clients reconnecting together
+ * after a restart read the same older commits, each on a stream of its own).
  */
-class Feed {
-  readonly subscribers = new Set<ChunkQueue>();
-  /** Clients that may still join: awaiting the first message, or catching up from an older cursor. */
-  pending = 0;
-  ended = false;
-  ready: Promise<void> = Promise.resolve();
-  readonly stop = new AbortController();
-  /** Where the feed's registry stream stands: a resumed stream continues after it. */
-  cursor = '';
-  private recent: Array<{ cursor: string; frame: string }> = [];
-  private readonly numbers = new Map<string, number>();
-  /** The number of recent[0] among every change this feed has seen. */
-  private base = 0;
-
-  remember(cursor: string, frame: string): void {
-    this.numbers.set(cursor, this.base + this.recent.length);
-    this.recent.push({ cursor, frame });
-    if (this.recent.length < 2 * RECENT_CHANGES) return;
-    // Trimmed in bulk: an Array shift per change would move the whole window each time.
-    const dropped = this.recent.splice(0, this.recent.length - RECENT_CHANGES);
-    for (const { cursor: gone } of dropped) this.numbers.delete(gone);
-    this.base += dropped.length;
-  }
-
-  /** The frames after `cursor` ('' when it is the latest), or undefined when it is not among the recent changes. */
-  framesAfter(cursor: string): string | undefined {
-    const n = this.numbers.get(cursor);
-    if (n === undefined) return undefined;
-    let text = '';
-    for (let i = n - this.base + 1; i < this.recent.length; i++) text += this.recent[i]!.frame;
-    return text;
-  }
-}
-
-/** The SSE text of a registry message, rendered once for every client reading it. */
 type Render = (message: WatchMessage, feed?: Feed) => Buffer;
 
 /**
@@ -122,7 +85,7 @@ export class WatchHub {
     if (message.changes.length === 0) return KEEP_ALIVE;
     let text = '';
     for (const change of message.changes) {
-      const frame = this.frameOf(change);
+      const frame = feed ? sseFrame(change) : this.frameOf(change);
       feed?.remember(change.cursor, frame);
       text += frame;
     }

@@ -23,9 +23,9 @@ export function sseFrame(change: WatchChange): string {
 }
 
 /**
- * sseFrame with recent frames kept by cursor: a cursor names one change, so streams reading the
- * same commits (a client catching up beside the shared feed) share its JSON instead of each
- * rendering it.
+ * sseFrame with recent frames kept by cursor, for catch-up streams: a cursor names one change, so
+ * clients catching up on the same older commits (reconnecting together after a restart) share its
+ * JSON instead of each rendering it. The shared feed keeps its own frames (watch-hub.ts).
  */
 export function createFrameCache(): (change: WatchChange) => string {
   const recent = new Map<string, string>();
