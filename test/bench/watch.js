@@ -1,9 +1,9 @@
 // The issue-8 figures: ten watchers following everything during the steady load (their cost, and how
 // soon an event reaches a watcher after its 200), and ListEvents on the 10 M-event database.
-import { get as httpGet } from 'node:http';
 import { steadyBody } from './bodies.js';
 import { load, percentile } from './load.js';
 import { combine } from './scenarios.js';
+import { openSseClient } from './sse-client.js';
 
 const WATCHERS = 10;
 const PROBE_EVERY_MS = 50;
@@ -15,41 +15,28 @@ const probeBody = (() => {
   Object.assign(body.source, { object_id: PROBE_OBJECT, object_name: 'Watch probe' });
   return JSON.stringify(body);
 })();
-const FRAME_END = Buffer.from('\n\n');
-const ID_LINE = Buffer.from('\nid: ');
+const ID = Buffer.from('id: ');
 const MARKER = Buffer.from(`.${PROBE_OBJECT}"`);
 const DATA_ID = Buffer.from('data: {"id":"');
 
 /**
- * An SSE client as lean as a consumer can be: it takes every byte, counts frames and reads the id
- * of the probe's frames only, on Buffers (no text decoding, no per-frame regex). The watchers run on
- * the same two cores as the stack, so what they spend is taken from the ingest they measure; a
- * real consumer runs elsewhere.
+ * A watcher following everything (sse-client.js reads it): counts frames and reads the id of the
+ * probe's frames only, on the bytes (no text decoding, no per-frame regex).
  */
-function openWatcher(url, headers) {
-  return new Promise((resolve, reject) => {
-    const arrived = new Map();
-    let frames = 0;
-    let tail = Buffer.alloc(0);
-    const req = httpGet(url, { headers: { ...headers, accept: 'text/event-stream' } }, (res) => {
-      if (res.statusCode !== 200) return reject(new Error(`stream answered ${res.statusCode}`));
-      const ended = new Promise((done) => res.on('close', done));
-      res.on('data', (chunk) => {
-        const buf = tail.length > 0 ? Buffer.concat([tail, chunk]) : chunk;
-        const complete = buf.lastIndexOf(FRAME_END) + FRAME_END.length;
-        for (let at = buf.indexOf(ID_LINE); at !== -1 && at < complete; at = buf.indexOf(ID_LINE, at + 1)) frames++;
-        const now = performance.now();
-        for (let at = buf.indexOf(MARKER); at !== -1 && at < complete; at = buf.indexOf(MARKER, at + 1)) {
-          const start = buf.lastIndexOf(DATA_ID, at) + DATA_ID.length;
-          const id = buf.toString('latin1', start, start + 36);
-          if (!arrived.has(id)) arrived.set(id, now);
-        }
-        tail = buf.subarray(complete);
-      });
-      resolve({ arrived, frames: () => frames, close: async () => { req.destroy(); await ended; } });
-    });
-    req.on('error', reject);
+async function openWatcher(url, headers) {
+  const arrived = new Map();
+  let frames = 0;
+  const client = await openSseClient(url, headers, (buf) => {
+    // Frames start at buf[0] or after the blank line that ends the one before.
+    for (let at = buf.indexOf(ID); at !== -1; at = buf.indexOf(ID, at + 1)) if (at === 0 || buf[at - 1] === 10) frames++;
+    const now = performance.now();
+    for (let at = buf.indexOf(MARKER); at !== -1; at = buf.indexOf(MARKER, at + 1)) {
+      const start = buf.lastIndexOf(DATA_ID, at) + DATA_ID.length;
+      const id = buf.toString('latin1', start, start + 36);
+      if (!arrived.has(id)) arrived.set(id, now);
+    }
   });
+  return { arrived, frames: () => frames, close: client.close };
 }
 
 /**
