@@ -1,7 +1,7 @@
 import type { Queryable } from '../pool.js';
 import type { LoggedCommit } from './commit-log.js';
-import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
-import { query } from './query.js';
+import type { StoredEvent } from './events.js';
+import { micros, query } from './query.js';
 
 /** A commit number the horizon waits on, with the transaction id taken when it was read (commit-horizon.ts). */
 export interface PendingNumber {
@@ -28,7 +28,19 @@ export interface TailPoll {
   tail: CommitTail;
 }
 
-type TailRow = EventRow & { kind: 'event' | 'poll' | 'commit' };
+/** The statement's one row: three JSON texts. */
+interface TailRow {
+  poll: string;
+  commits: string | null;
+  events: string | null;
+}
+
+/** An event as the statement's JSON array holds it (EVENT_JSON's order). */
+type EventJson = [string, string, string, string, string, string | null, string[], string[], Record<string, string>, string, string];
+
+/** An events row of `e` as one JSON array: the fields of EventRow, the microseconds as text (exact beyond 2^53). */
+const EVENT_JSON = `json_build_array(e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.token_id, e.images, e.video_clips,
+  e.additional_properties, ${micros('e.created_at')}::text, ${micros('e.updated_at')}::text)`;
 
 /**
  * pollHorizon's statement (commit-log.ts) that also reads, in the same snapshot, the commits that
@@ -39,10 +51,9 @@ type TailRow = EventRow & { kind: 'event' | 'poll' | 'commit' };
  * below this statement's snapshot xmin, so every writer holding a number up to it finished before
  * this snapshot was taken, and the page read with that snapshot holds all of their commits.
  *
- * One result of three row kinds (the event rows' columns, the others in `payload` and `created_us`):
- * 'poll' (n, xmin, xid, bound, purged_through as a JSON array), 'commit' (seq in created_us, its
- * lists as a JSON array: one native JSON.parse instead of pg's per-character array parser), and
- * 'event'. The event branch comes first so the union takes its column types. The events are
+ * One row of three JSON texts (poll: n, xmin, xid, bound, purged_through; the commits; the events),
+ * each taken apart by one native JSON.parse: as rows of columns, pg's per-row and per-field parsing
+ * of the events was most of what following the log cost the registry per event. The events are
  * looked up by `= ANY (ARRAY(...))`: with `IN (SELECT unnest ...)` the prepared statement's generic
  * plan hashed a sequential scan of the whole events table at every poll.
  */
@@ -59,20 +70,35 @@ WITH h AS MATERIALIZED (
   FROM b, LATERAL (SELECT * FROM commit_log WHERE seq > $2::int8 AND seq <= b.bound ORDER BY seq LIMIT $5) cl
   WHERE $2::int8 >= b.purged_through
 )
-SELECT 'event' AS kind, ${EVENT_COLUMNS} FROM events e WHERE e.id = ANY (ARRAY(SELECT unnest(c.event_ids) FROM c))
-UNION ALL
-SELECT 'poll', NULL, NULL, NULL, NULL, NULL, NULL, json_build_array(h.n::text, h.xmin::text, h.xid::text, b.bound::text, b.purged_through::text)::text, NULL, NULL FROM h, b
-UNION ALL
-SELECT 'commit', NULL, NULL, NULL, NULL, NULL, NULL, json_build_array(c.device_names, c.object_ids, c.type_domains, c.type_names, c.event_ids)::text, c.seq, NULL FROM c`;
+SELECT json_build_array(h.n::text, h.xmin::text, h.xid::text, b.bound::text, b.purged_through::text)::text AS poll,
+  (SELECT json_agg(json_build_array(c.seq::text, c.device_names, c.object_ids, c.type_domains, c.type_names, c.event_ids) ORDER BY c.seq)::text FROM c) AS commits,
+  (SELECT json_agg(${EVENT_JSON})::text FROM events e WHERE e.id = ANY (ARRAY(SELECT unnest(c.event_ids) FROM c))) AS events
+FROM h, b`;
 
-function toLoggedCommit(seq: string, payload: string): LoggedCommit {
-  const [deviceNames, objectIds, typeDomains, typeNames, eventIds] = JSON.parse(payload) as string[][];
+function toLoggedCommit([seq, deviceNames, objectIds, typeDomains, typeNames, eventIds]: [string, string[] | null, string[] | null, string[] | null, string[] | null, string[] | null]): LoggedCommit {
   return {
     seq: BigInt(seq),
     deviceNames: deviceNames ?? [],
     objectIds: objectIds ?? [],
     types: (typeDomains ?? []).map((domain, i) => ({ domain, eventType: typeNames?.[i] ?? '' })),
     eventIds: eventIds ?? [],
+  };
+}
+
+function toStoredEventOfJson([id, objectRef, deviceName, domain, eventType, tokenId, images, videoClips, properties, createdUs, updatedUs]: EventJson): StoredEvent {
+  // JSON.parse defines "__proto__" as an own property (no prototype change), so entries are plain data.
+  return {
+    id,
+    objectRef,
+    deviceName,
+    domain,
+    eventType,
+    images,
+    videoClips,
+    properties: Object.entries(properties).map(([key, value]) => ({ key, value })),
+    tokenId: tokenId ?? undefined,
+    createdUs: BigInt(createdUs),
+    updatedUs: BigInt(updatedUs),
   };
 }
 
@@ -88,21 +114,16 @@ export async function pollHorizonWithTail(db: Queryable, known: bigint, after: b
     [known.toString(), after.toString(), pending.map((p) => p.n.toString()), pending.map((p) => p.xid.toString()), limit],
     'registry-watch-tail',
   );
-  let poll: string[] | undefined;
-  const commits: LoggedCommit[] = [];
+  const [row] = rows;
+  if (!row) throw new Error('commit_seq returned no row');
+  const [n, xmin, xid, bound, purged] = JSON.parse(row.poll) as [string, string, string | null, string, string];
+  const commits = row.commits === null ? [] : (JSON.parse(row.commits) as Parameters<typeof toLoggedCommit>[0][]).map(toLoggedCommit);
   const events = new Map<string, StoredEvent>();
-  for (const row of rows) {
-    if (row.kind === 'event') events.set(row.id, toStoredEvent(row));
-    else if (row.kind === 'commit') commits.push(toLoggedCommit(row.created_us, row.payload));
-    else poll = JSON.parse(row.payload) as string[];
-  }
-  if (!poll) throw new Error('commit_seq returned no row');
-  const [n = '0', xmin = '0', xid, bound = '0', purged = '0'] = poll;
-  commits.sort((a, b) => (a.seq < b.seq ? -1 : a.seq > b.seq ? 1 : 0));
+  if (row.events !== null) for (const e of JSON.parse(row.events) as EventJson[]) events.set(e[0], toStoredEventOfJson(e));
   return {
     n: BigInt(n),
     xmin: BigInt(xmin),
-    xid: xid === null || xid === undefined ? undefined : BigInt(xid),
+    xid: xid === null ? undefined : BigInt(xid),
     tail: { after, through: BigInt(bound), purgedThrough: BigInt(purged), commits, events },
   };
 }
