@@ -1,7 +1,7 @@
 import type { Queryable } from '../pool.js';
 import type { LoggedCommit } from './commit-log.js';
-import type { StoredEvent } from './events.js';
-import { micros, query } from './query.js';
+import { EVENT_JSON, fromEventJson, type EventJson, type StoredEvent } from './events.js';
+import { query } from './query.js';
 
 /** A commit number the horizon waits on, with the transaction id taken when it was read (commit-horizon.ts). */
 export interface PendingNumber {
@@ -34,13 +34,6 @@ interface TailRow {
   commits: string | null;
   events: string | null;
 }
-
-/** An event as the statement's JSON array holds it (EVENT_JSON's order). */
-type EventJson = [string, string, string, string, string, string | null, string[], string[], Record<string, string>, string, string];
-
-/** An events row of `e` as one JSON array: the fields of EventRow, the microseconds as text (exact beyond 2^53). */
-const EVENT_JSON = `json_build_array(e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.token_id, e.images, e.video_clips,
-  e.additional_properties, ${micros('e.created_at')}::text, ${micros('e.updated_at')}::text)`;
 
 /**
  * pollHorizon's statement (commit-log.ts) that also reads, in the same snapshot, the commits that
@@ -85,23 +78,6 @@ function toLoggedCommit([seq, deviceNames, objectIds, typeDomains, typeNames, ev
   };
 }
 
-function toStoredEventOfJson([id, objectRef, deviceName, domain, eventType, tokenId, images, videoClips, properties, createdUs, updatedUs]: EventJson): StoredEvent {
-  // JSON.parse defines "__proto__" as an own property (no prototype change), so entries are plain data.
-  return {
-    id,
-    objectRef,
-    deviceName,
-    domain,
-    eventType,
-    images,
-    videoClips,
-    properties: Object.entries(properties).map(([key, value]) => ({ key, value })),
-    tokenId: tokenId ?? undefined,
-    createdUs: BigInt(createdUs),
-    updatedUs: BigInt(updatedUs),
-  };
-}
-
 /**
  * One horizon poll (see pollHorizon) that also returns the commits in (after, bound] and their
  * events, where bound is what the caller's pending numbers resolve to in this poll. `pending` is
@@ -119,7 +95,7 @@ export async function pollHorizonWithTail(db: Queryable, known: bigint, after: b
   const [n, xmin, xid, bound, purged] = JSON.parse(row.poll) as [string, string, string | null, string, string];
   const commits = row.commits === null ? [] : (JSON.parse(row.commits) as Parameters<typeof toLoggedCommit>[0][]).map(toLoggedCommit);
   const events = new Map<string, StoredEvent>();
-  if (row.events !== null) for (const e of JSON.parse(row.events) as EventJson[]) events.set(e[0], toStoredEventOfJson(e));
+  if (row.events !== null) for (const e of JSON.parse(row.events) as EventJson[]) events.set(e[0], fromEventJson(e));
   return {
     n: BigInt(n),
     xmin: BigInt(xmin),
