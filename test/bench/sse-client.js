@@ -75,6 +75,7 @@ export function openSseClient(url, headers, onFrames) {
           }
         } else if (state === 'size') {
           need = parseInt(text, 16);
+          if (!(need >= 0)) return void socket.destroy(new Error(`not a chunk size: ${JSON.stringify(text.slice(0, 20))}`));
           text = '';
           state = need > 0 ? 'data' : 'done';
         } else {
@@ -87,6 +88,8 @@ export function openSseClient(url, headers, onFrames) {
     const closed = new Promise((done) => socket.once('close', done));
     const api = { close: () => (socket.destroy(), closed) };
     socket.once('error', reject);
+    // Closed before the answer's head (after it, a rejection changes nothing).
+    socket.once('close', () => reject(new Error('the stream closed before its answer')));
     const lines = Object.entries({ ...headers, host, accept: 'text/event-stream' }).map(([k, v]) => `${k}: ${v}\r\n`);
     socket.write(`GET ${pathname}${search} HTTP/1.1\r\n${lines.join('')}\r\n`);
   });

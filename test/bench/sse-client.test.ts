@@ -69,12 +69,16 @@ describe('bench SSE client', () => {
     });
   }
 
-  it('refuses an answer that is not 200, or not chunked', async () => {
+  it('refuses an answer that is not 200, not chunked, or never comes', async () => {
     const notFound = await serve('HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n', '', [1000]);
     await expect(openSseClient(notFound.url, {}, () => {})).rejects.toThrow(/404/);
     notFound.close();
     const sized = await serve('HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n', 'id: c1\n\n\n\n', [1000]);
     await expect(openSseClient(sized.url, {}, () => {})).rejects.toThrow(/chunked: false/);
     sized.close();
+    const closed = await serve('HTTP/1.1 200 OK\r\n', '', [1000]);
+    setTimeout(() => sockets.forEach((s) => s.end()), 50);
+    await expect(openSseClient(closed.url, {}, () => {})).rejects.toThrow(/closed before its answer/);
+    closed.close();
   });
 });
