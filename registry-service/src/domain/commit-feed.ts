@@ -88,7 +88,10 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
   async function load(afterSeq: bigint, through: bigint): Promise<FeedPage> {
     const { commits, purgedThrough } = await commitsBetween(pool, afterSeq, through, pageCommits);
     if (afterSeq < purgedThrough) throw expiredCursor();
-    const records = await recordsOf(pool, commits);
+    return pageOf(commits, await recordsOf(pool, commits), through);
+  }
+
+  function pageOf(commits: LoggedCommit[], records: CommitRecords, through: bigint): FeedPage {
     return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: commits.length < pageCommits };
   }
 
@@ -107,10 +110,7 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
   horizon.readTails(pageCommits, (tail) => {
     if (tail.after < tail.purgedThrough) return; // read() answers that with expiredCursor
     const { commits, events, through } = tail;
-    const page = (async () => {
-      const records = await recordsOf(pool, commits, events);
-      return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: commits.length < pageCommits };
-    })();
+    const page = recordsOf(pool, commits, events).then((records) => pageOf(commits, records, through));
     keep(`${tail.after}:${through}`, page);
     metrics?.watchPages.inc({ source: 'horizon' });
   });

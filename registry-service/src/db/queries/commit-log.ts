@@ -34,18 +34,22 @@ export async function lastCommitSeq(db: Queryable): Promise<bigint> {
 }
 
 /**
- * One poll of the watch horizon, one round trip: the highest commit number handed out (`n`), the
- * oldest transaction still running in the cluster (`xmin`, from this statement's snapshot), and,
- * only when `n` exceeds `known`, a transaction id of this statement's own (`xid`). The sequence
- * tuple is scanned before the select list is computed, so every writer holding a number up to `n`
- * already had its transaction id, a smaller one than `xid`: once a later poll's `xmin` passes
- * `xid`, all of them have finished.
+ * One poll of the watch horizon, as a select of one row: the highest commit number handed out (`n`),
+ * the oldest transaction still running in the cluster (`xmin`, from this statement's snapshot), and,
+ * only when `n` exceeds `$1` (the highest number already known), a transaction id of this
+ * statement's own (`xid`). The sequence tuple is scanned before the select list is computed, so every
+ * writer holding a number up to `n` already had its transaction id, a smaller one than `xid`: once a
+ * later poll's `xmin` passes `xid`, all of them have finished. Shared with the tail's statement
+ * (commit-tail.ts).
  */
+export const HORIZON_SELECT = `SELECT n, pg_snapshot_xmin(pg_current_snapshot()) AS xmin, CASE WHEN n > $1::int8 THEN pg_current_xact_id() END AS xid
+  FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM commit_seq) s`;
+
+/** One poll of the watch horizon (HORIZON_SELECT), one round trip. */
 export async function pollHorizon(db: Queryable, known: bigint): Promise<{ n: bigint; xmin: bigint; xid: bigint | undefined }> {
   const [row] = await query<{ n: string; xmin: string; xid: string | null }>(
     db,
-    `SELECT n, pg_snapshot_xmin(pg_current_snapshot())::text AS xmin, CASE WHEN n > $1 THEN pg_current_xact_id()::text END AS xid
-     FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM commit_seq) s`,
+    `SELECT n, xmin::text AS xmin, xid::text AS xid FROM (${HORIZON_SELECT}) h`,
     [known.toString()],
     'registry-watch-horizon',
   );

@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import type { LoggedCommit } from './commit-log.js';
+import { HORIZON_SELECT, type LoggedCommit } from './commit-log.js';
 import { EVENT_JSON, fromEventJson, type EventJson, type StoredEvent } from './events.js';
 import { query } from './query.js';
 
@@ -52,8 +52,7 @@ interface TailRow {
  */
 const TAIL_SQL = `
 WITH h AS MATERIALIZED (
-  SELECT n, pg_snapshot_xmin(pg_current_snapshot()) AS xmin, CASE WHEN n > $1::int8 THEN pg_current_xact_id() END AS xid
-  FROM (SELECT CASE WHEN is_called THEN last_value ELSE 0 END AS n FROM commit_seq) s
+  ${HORIZON_SELECT}
 ), b AS MATERIALIZED (
   SELECT coalesce((SELECT max(p.n) FROM unnest($3::int8[], $4::xid8[]) AS p(n, xid) WHERE p.xid < h.xmin), 0) AS bound,
          (SELECT purged_through FROM commit_log_state) AS purged_through
