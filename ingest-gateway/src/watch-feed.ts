@@ -1,12 +1,18 @@
 import type { ChunkQueue } from './chunk-queue.js';
+import { frameEnds } from './presenters/sse.js';
 
 /** Changes a feed keeps for clients that resume from one of them (or catch up to them). */
 export const RECENT_CHANGES = 4096;
 
 /**
  * One registry Watch (from now on) of one filter, shared by every SSE client of that filter, with
- * the frames of its recent changes in commit order, so a client resuming from one of them joins
- * without a registry stream of its own.
+ * the chunks of its recent messages in commit order, so a client resuming from one of their
+ * changes joins without a registry stream of its own.
+ *
+ * The feed keeps the chunks its clients were sent (one Buffer per message, the same bytes), not a
+ * string and an entry per change: kept for thousands of changes, those outlived the young
+ * generation, and promoting and collecting them cost the gateway more than rendering the changes
+ * (README, "Sixteenth session"). Cursors are read back from the chunks when a client looks one up.
  */
 export class Feed {
   readonly subscribers = new Set<ChunkQueue>();
@@ -17,34 +23,46 @@ export class Feed {
   readonly stop = new AbortController();
   /** Where the feed's registry stream stands: a resumed stream continues after it. */
   cursor = '';
-  private recent: Array<{ cursor: string; frame: string }> = [];
-  /** The number of recent[0] among every change this feed has seen. */
+  /** Recent messages' chunks, oldest first, and how many changes each holds. */
+  private chunks: Buffer[] = [];
+  private counts: number[] = [];
+  /** Changes in `chunks`. */
+  private held = 0;
+  /** The number of chunks[0] among every chunk this feed has kept. */
   private base = 0;
   /**
-   * Numbers of recent[0 .. indexed) by cursor. Built when a client looks a cursor up (it resumes, or
-   * its catch-up stream checks whether it reached the feed), not per change: a Map entry per change
-   * cost the gateway more than rendering the change, for lookups most feeds never get.
+   * Where the frame of each cursor in chunks[0 .. indexed) ends: [chunk number, offset after it].
+   * Built when a client looks a cursor up (it resumes, or its catch-up stream checks whether it
+   * reached the feed), not per change: most feeds never get a lookup.
    */
-  private readonly numbers = new Map<string, number>();
+  private readonly ends = new Map<string, [number, number]>();
   private indexed = 0;
 
-  remember(cursor: string, frame: string): void {
-    this.recent.push({ cursor, frame });
-    if (this.recent.length < 2 * RECENT_CHANGES) return;
-    // Trimmed in bulk: an Array shift per change would move the whole window each time.
-    this.base += this.recent.length - RECENT_CHANGES;
-    this.recent.splice(0, this.recent.length - RECENT_CHANGES);
-    this.numbers.clear();
+  /** Keeps a message's chunk (`changes` frames of sseFrame text). */
+  remember(chunk: Buffer, changes: number): void {
+    this.chunks.push(chunk);
+    this.counts.push(changes);
+    this.held += changes;
+    if (this.held < 2 * RECENT_CHANGES) return;
+    // Trimmed in bulk, to the fewest chunks that still hold RECENT_CHANGES: a shift per message
+    // would move the whole window each time.
+    let drop = 0;
+    while (this.held - this.counts[drop]! >= RECENT_CHANGES) this.held -= this.counts[drop++]!;
+    this.chunks.splice(0, drop);
+    this.counts.splice(0, drop);
+    this.base += drop;
+    this.ends.clear();
     this.indexed = 0;
   }
 
-  /** The frames after `cursor` ('' when it is the latest), or undefined when it is not among the recent changes. */
-  framesAfter(cursor: string): string | undefined {
-    for (; this.indexed < this.recent.length; this.indexed++) this.numbers.set(this.recent[this.indexed]!.cursor, this.base + this.indexed);
-    const n = this.numbers.get(cursor);
-    if (n === undefined) return undefined;
-    let text = '';
-    for (let i = n - this.base + 1; i < this.recent.length; i++) text += this.recent[i]!.frame;
-    return text;
+  /** The frames after `cursor` (empty when it is the latest), or undefined when it is not among the recent changes. */
+  framesAfter(cursor: string): Buffer | undefined {
+    for (; this.indexed < this.chunks.length; this.indexed++) {
+      for (const [held, end] of frameEnds(this.chunks[this.indexed]!)) this.ends.set(held, [this.base + this.indexed, end]);
+    }
+    const at = this.ends.get(cursor);
+    if (at === undefined) return undefined;
+    const i = at[0] - this.base;
+    return Buffer.concat([this.chunks[i]!.subarray(at[1]), ...this.chunks.slice(i + 1)]);
   }
 }

@@ -33,9 +33,9 @@ interface Call {
 }
 
 /**
- * The SSE text of a registry message, rendered once for every client reading it: the feed's frames
- * are kept by the feed, a catch-up stream's in a cache by cursor (clients reconnecting together
- * after a restart read the same older commits, each on a stream of its own).
+ * The SSE chunk of a registry message, rendered once for every client reading it: the feed keeps
+ * its chunks, a catch-up stream's frames are kept in a cache by cursor (clients reconnecting
+ * together after a restart read the same older commits, each on a stream of its own).
  */
 type Render = (message: WatchMessage, feed?: Feed) => Buffer;
 
@@ -71,7 +71,7 @@ export class WatchHub {
         if (retried) throw new AppError('UNAVAILABLE', 'the registry ended the watch: try again', {});
         return await this.subscribe(query, call, true);
       }
-      if (query.afterCursor === '') return this.join(key, feed, call, KEEP_ALIVE_FRAME);
+      if (query.afterCursor === '') return this.join(key, feed, call, KEEP_ALIVE);
       const after = feed.framesAfter(query.afterCursor);
       if (after !== undefined) return this.join(key, feed, call, after);
       return await this.catchUp(key, feed, query, call);
@@ -84,12 +84,10 @@ export class WatchHub {
   private render: Render = (message, feed) => {
     if (message.changes.length === 0) return KEEP_ALIVE;
     let text = '';
-    for (const change of message.changes) {
-      const frame = feed ? sseFrame(change) : this.frameOf(change);
-      feed?.remember(change.cursor, frame);
-      text += frame;
-    }
-    return Buffer.from(text);
+    for (const change of message.changes) text += feed ? sseFrame(change) : this.frameOf(change);
+    const chunk = Buffer.from(text);
+    feed?.remember(chunk, message.changes.length);
+    return chunk;
   };
 
   private start(key: string, query: WatchQuery, requestId: string): Feed {
@@ -155,9 +153,9 @@ export class WatchHub {
     if (feed.subscribers.size === 0 && feed.pending === 0 && !feed.ended) this.finish(key, feed, undefined);
   }
 
-  private join(key: string, feed: Feed, call: Call, first: string): ChunkQueue {
+  private join(key: string, feed: Feed, call: Call, first: Buffer): ChunkQueue {
     const queue = new ChunkQueue(this.deps.maxLagBytes ?? STREAM_LAG_BYTES);
-    if (first !== '') queue.push(Buffer.from(first));
+    if (first.length > 0) queue.push(first);
     feed.subscribers.add(queue);
     const leave = () => {
       queue.end();

@@ -22,6 +22,26 @@ export function sseFrame(change: WatchChange): string {
   return `id: ${change.cursor}\nevent: ${change.kind}\ndata: ${JSON.stringify(data)}\n\n`;
 }
 
+const ID_LINE = Buffer.from('id: ');
+const FRAME_END = Buffer.from('\n\n');
+
+/**
+ * The frames of a chunk of sseFrame text, each as its cursor and the offset just after it: what a
+ * feed that keeps only its chunks needs to serve a client resuming after one of them. Every frame
+ * starts with its id line and ends at the first blank line (JSON.stringify keeps line breaks out
+ * of data); anything else (a comment) is skipped.
+ */
+export function* frameEnds(chunk: Buffer): Generator<[cursor: string, end: number]> {
+  for (let at = 0; at < chunk.length; ) {
+    const blank = chunk.indexOf(FRAME_END, at);
+    if (blank === -1) return;
+    if (chunk.subarray(at, at + ID_LINE.length).equals(ID_LINE)) {
+      yield [chunk.toString('utf8', at + ID_LINE.length, chunk.indexOf(10, at)), blank + FRAME_END.length];
+    }
+    at = blank + FRAME_END.length;
+  }
+}
+
 /**
  * sseFrame with recent frames kept by cursor, for catch-up streams: a cursor names one change, so
  * clients catching up on the same older commits (reconnecting together after a restart) share its
