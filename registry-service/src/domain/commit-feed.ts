@@ -54,15 +54,8 @@ export interface CommitFeedOptions {
   metrics?: Pick<Metrics, 'watchPages'>;
 }
 
-/**
- * Shared reads kept for watchers arriving at the same position a little later. Few: a watcher at the
- * tail asks for the newest page within milliseconds of the poll that read it, and every kept page
- * holds its events' records, protobuf objects and bytes. Kept for 32 polls (about a second) they
- * outlived the young generation and were promoted, so major GCs collected every watched event:
- * with ten watchers at 3,000 events/s the registry paid 81 µs per event against 61 with 4 (README,
- * "Sixteenth session"). A watcher further behind reads its pages itself (shared with others there).
- */
-const SHARED_READS = 4;
+/** Shared reads kept for watchers arriving at the same position a little later. */
+const SHARED_READS = 32;
 
 function toFeedCommit(commit: LoggedCommit, records: CommitRecords): FeedCommit {
   const change = <T>(record: T | undefined, make: (r: T) => Change) => (record === undefined ? undefined : make(record));
