@@ -11,8 +11,9 @@ export const RECENT_CHANGES = 4096;
  *
  * The feed keeps the chunks its clients were sent (one Buffer per message, the same bytes), not a
  * string and an entry per change: kept for thousands of changes, those outlived the young
- * generation, and promoting and collecting them cost the gateway more than rendering the changes
- * (README, "Sixteenth session"). Cursors are read back from the chunks when a client looks one up.
+ * generation and were promoted and collected by major GCs (the gateway's GC pause per watched
+ * change fell from 6-9 to 4-6 µs without them: README, "Sixteenth session"). Cursors are read back
+ * from the chunks when a client looks one up.
  */
 export class Feed {
   readonly subscribers = new Set<ChunkQueue>();
