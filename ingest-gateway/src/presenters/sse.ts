@@ -45,7 +45,7 @@ export function* frameEnds(chunk: Buffer): Generator<[cursor: string, end: numbe
 /**
  * sseFrame with recent frames kept by cursor, for catch-up streams: a cursor names one change, so
  * clients catching up on the same older commits (reconnecting together after a restart) share its
- * JSON instead of each rendering it. The shared feed keeps its own frames (watch-hub.ts).
+ * JSON instead of each rendering it. The shared feed keeps its messages' chunks instead (watch-feed.ts).
  */
 export function createFrameCache(): (change: WatchChange) => string {
   const recent = new Map<string, string>();
