@@ -59,7 +59,7 @@ export class Feed {
   /** The frames after `cursor` (empty when it is the latest), or undefined when it is not among the recent changes. */
   framesAfter(cursor: string): Buffer | undefined {
     for (; this.indexed < this.chunks.length; this.indexed++) {
-      for (const [held, end] of frameEnds(this.chunks[this.indexed]!)) this.ends.set(held, [this.base + this.indexed, end]);
+      for (const [frameCursor, end] of frameEnds(this.chunks[this.indexed]!)) this.ends.set(frameCursor, [this.base + this.indexed, end]);
     }
     const at = this.ends.get(cursor);
     if (at === undefined) return undefined;
