@@ -7,7 +7,7 @@ import tseslint from 'typescript-eslint';
 const repoRoot = fileURLToPath(new URL('..', import.meta.url));
 
 export default tseslint.config(
-  { basePath: repoRoot, ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/gen/**', '**/.data/**', 'coverage/**'] },
+  { basePath: repoRoot, ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/contract/gen/**', '**/.data/**', 'coverage/**'] },
   {
     basePath: repoRoot,
     files: ['**/*.ts', '**/*.js'],

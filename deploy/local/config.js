@@ -23,7 +23,7 @@ import {
   REGISTRY_GRPC_PORT,
   SHUTDOWN_TIMEOUT_MS,
   withDefault,
-} from '@dynamic-events/proto';
+} from '@dynamic-events/proto/runtime';
 
 /** An internal port: as set, else its default when free, else any free port (ports.js). */
 function internalPort(variable) {

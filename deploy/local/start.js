@@ -12,7 +12,8 @@
 import { spawn } from 'node:child_process';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createLogger, hostPort, localUrl, MEDIA_SERVICE_NAME, pollUntil, REGISTRY_SERVICE_NAME, waitUntilServing } from '@dynamic-events/proto';
+import { createLogger, hostPort, localUrl, pollUntil, waitUntilServing } from '@dynamic-events/proto/runtime';
+import { MEDIA_SERVICE_NAME, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
 import { LAUNCHER_ENV } from './config.js';
 import { chooseInternalPorts } from './ports.js';
 

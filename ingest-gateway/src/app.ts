@@ -1,7 +1,7 @@
 import { METHODS, type RequestListener } from 'node:http';
 import Koa from 'koa';
 import { Router } from '@koa/router';
-import type { Logger } from '@dynamic-events/proto';
+import type { Logger } from '@dynamic-events/proto/runtime';
 import { isClientFault } from './client-faults.js';
 import type { MediaClient } from './clients/media.js';
 import type { TokenClient } from './clients/tokens.js';

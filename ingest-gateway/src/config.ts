@@ -20,7 +20,7 @@ import {
   REGISTRY_GRPC_PORT,
   SHUTDOWN_TIMEOUT_MS,
   text,
-} from '@dynamic-events/proto';
+} from '@dynamic-events/proto/runtime';
 
 /** The gateway's validated, frozen configuration. */
 export interface GatewayConfig {

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Logger } from '@dynamic-events/proto';
+import type { Logger } from '@dynamic-events/proto/runtime';
 import { whenResponseDone } from './context.js';
 import type { Metrics } from './metrics.js';
 import { createAccessLogger } from './middleware/access-log.js';

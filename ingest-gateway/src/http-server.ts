@@ -1,6 +1,6 @@
 import { createServer, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import type { Logger } from '@dynamic-events/proto';
+import type { Logger } from '@dynamic-events/proto/runtime';
 import { clientErrorAnswer, markAnsweredOnSocket } from './client-faults.js';
 
 /** Sockets with a request in progress, and its response: its own log line will report how it ended. */

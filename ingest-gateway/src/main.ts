@@ -4,11 +4,13 @@ import {
   createMetricsServer,
   giveBuffersHeadroom,
   hostPort,
-  IMAGE_ENVELOPE_BYTES,
-  LIMITS,
   listenHttp,
   onShutdownSignal,
   runMain,
+} from '@dynamic-events/proto/runtime';
+import {
+  IMAGE_ENVELOPE_BYTES,
+  LIMITS,
 } from '@dynamic-events/proto';
 import { createRequestHandler } from './app.js';
 import { createMediaClient } from './clients/media.js';

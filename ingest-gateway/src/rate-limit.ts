@@ -1,4 +1,5 @@
-import { AppError, type Logger } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
+import { type Logger } from '@dynamic-events/proto/runtime';
 import { Redis } from 'ioredis';
 import type { Metrics } from './metrics.js';
 import type { TokenCredential, TokenRate } from './token-model.js';

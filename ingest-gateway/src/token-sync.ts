@@ -1,4 +1,4 @@
-import type { Logger } from '@dynamic-events/proto';
+import type { Logger } from '@dynamic-events/proto/runtime';
 import type { TokenClient } from './clients/tokens.js';
 import type { Metrics } from './metrics.js';
 import type { TokenState } from './token-model.js';

@@ -1,7 +1,8 @@
 /** The media client against a fake gRPC media service, and the app over both real clients. */
 import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { listenHttp, UNSUPPORTED_IMAGE_MESSAGE } from '@dynamic-events/proto';
+import { listenHttp } from '@dynamic-events/proto/runtime';
+import { UNSUPPORTED_IMAGE_MESSAGE } from '@dynamic-events/proto';
 import { createRequestHandler } from '../src/app.js';
 import { createMetrics } from '../src/metrics.js';
 import { logger, MAX_IMAGE, mediaClient, mediaServer, registryClient, seen, startFakeServices, stopFakeServices } from './grpc-fakes.js';

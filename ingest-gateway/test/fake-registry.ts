@@ -3,7 +3,8 @@
  * RegistryClient), and the read handlers of fake gRPC registries that serve writes only.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, type AsyncServiceImpl, type registry } from '@dynamic-events/proto';
+import { AppError, type registry } from '@dynamic-events/proto';
+import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../src/clients/registry.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/model.js';
 

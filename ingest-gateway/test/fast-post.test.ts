@@ -6,7 +6,8 @@
 import { createServer, request, type IncomingMessage } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { AppError, createLogger, listenHttp } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
+import { createLogger, listenHttp } from '@dynamic-events/proto/runtime';
 import { createFastPost } from '../src/fast-post.js';
 import { createMetrics } from '../src/metrics.js';
 import { createAuthenticator } from '../src/middleware/auth.js';

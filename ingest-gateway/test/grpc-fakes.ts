@@ -6,17 +6,19 @@
 import { pino } from 'pino';
 import {
   AppError,
-  createGrpcServer,
   imageRuleError,
   LIMITS,
   media,
   registry,
   ruleError,
   timestampFromMicros,
+} from '@dynamic-events/proto';
+import {
+  createGrpcServer,
   type AsyncServiceImpl,
   type CallContext,
   type GrpcServer,
-} from '@dynamic-events/proto';
+} from '@dynamic-events/proto/runtime';
 import { createMediaClient, type MediaClient } from '../src/clients/media.js';
 import { createRegistryClient, type RegistryClient } from '../src/clients/registry.js';
 import type { EventInput } from '../src/model.js';

@@ -5,7 +5,7 @@
  * from one place.
  */
 import type { Server } from 'node:http';
-import { createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto/runtime';
 import { createRequestHandler, type AppDeps } from '../src/app.js';
 import { createHttpServer, handleClientErrors } from '../src/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';

@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGrpcServer, registry, timestampFromMicros, type AsyncServiceImpl, type GrpcServer } from '@dynamic-events/proto';
+import { createGrpcServer, type AsyncServiceImpl, type GrpcServer } from '@dynamic-events/proto/runtime';
+import { registry, timestampFromMicros } from '@dynamic-events/proto';
 import { unimplementedReads, validBody, withLane } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));

@@ -4,7 +4,7 @@
  * body is read.
  */
 import { randomUUID } from 'node:crypto';
-import { createLogger } from '@dynamic-events/proto';
+import { createLogger } from '@dynamic-events/proto/runtime';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createMetrics } from '../src/metrics.js';
 import { createRateLimiter, createRedisClient } from '../src/rate-limit.js';

@@ -1,4 +1,5 @@
-import { AppError, createLogger } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
+import { createLogger } from '@dynamic-events/proto/runtime';
 import { describe, expect, it } from 'vitest';
 import type { TokenClient } from '../src/clients/tokens.js';
 import { createMetrics } from '../src/metrics.js';

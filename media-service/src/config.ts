@@ -5,7 +5,6 @@ import {
   DRAIN_DELAY_MS,
   type Environment,
   GRPC_HOST,
-  IMAGE_ENVELOPE_BYTES,
   integer,
   LOG_LEVEL,
   MAX_IMAGE_BYTES,
@@ -14,6 +13,9 @@ import {
   metricsPort,
   SHUTDOWN_TIMEOUT_MS,
   text,
+} from '@dynamic-events/proto/runtime';
+import {
+  IMAGE_ENVELOPE_BYTES,
 } from '@dynamic-events/proto';
 
 /** Where images live: an S3 bucket (MinIO, AWS) or a directory on local disk (the embedded default). */

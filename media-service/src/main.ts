@@ -1,5 +1,5 @@
 /** Entry point: the only file that reads the environment or touches the process. */
-import { createLogger, createMetricsServer, giveBuffersHeadroom, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, giveBuffersHeadroom, hostPort, onShutdownSignal, runMain } from '@dynamic-events/proto/runtime';
 import { loadConfig } from './config.js';
 import { createServer } from './server.js';
 import { createFilesystemStorage } from './storage/filesystem.js';

@@ -1,4 +1,5 @@
-import { addReflection, createGrpcServer, media, MEDIA_PROTO, type GrpcServer, type Logger } from '@dynamic-events/proto';
+import { addReflection, createGrpcServer, MEDIA_PROTO, type GrpcServer, type Logger } from '@dynamic-events/proto/runtime';
+import { media } from '@dynamic-events/proto';
 import type { Registry } from 'prom-client';
 import type { MediaConfig } from './config.js';
 import { createGetImage } from './domain/get-image.js';

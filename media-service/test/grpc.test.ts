@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
-import { AppError, createHealthChecker, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
+import { AppError, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
+import { createHealthChecker } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
 import { createS3Storage } from '../src/storage/s3.js';

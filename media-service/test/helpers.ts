@@ -1,4 +1,5 @@
-import { callStream, callUnary, createGrpcClient, media, type AppError, type Logger } from '@dynamic-events/proto';
+import { callStream, callUnary, createGrpcClient, type Logger } from '@dynamic-events/proto/runtime';
+import { media, type AppError } from '@dynamic-events/proto';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { loadConfig } from '../src/config.js';

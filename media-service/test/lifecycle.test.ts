@@ -1,6 +1,7 @@
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { callStream, createHealthChecker, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
+import { callStream, createHealthChecker } from '@dynamic-events/proto/runtime';
+import { MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
 import type { ImageStorage } from '../src/storage/types.js';

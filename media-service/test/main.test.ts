@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { createHealthChecker, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
+import { createHealthChecker } from '@dynamic-events/proto/runtime';
+import { MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createFilesystemStorage } from '../src/storage/filesystem.js';
 import { samples } from '../../test/support/images.js';
@@ -58,7 +59,8 @@ describe('media-service main', () => {
     const first = run({ MEDIA_GRPC_PORT: String(port), GRPC_HOST: '127.0.0.1', DATA_DIR: dataDir });
     await waitForLine(first, /listening/);
     // Store through the running process, read back through a second server on the same directory.
-    const { createGrpcClient, callUnary, media } = await import('@dynamic-events/proto');
+    const { media } = await import('@dynamic-events/proto');
+    const { createGrpcClient, callUnary } = await import('@dynamic-events/proto/runtime');
     const client = createGrpcClient(media.MediaServiceClient, `127.0.0.1:${port}`);
     const stored = await callUnary(client.storeImage.bind(client), { data: samples.webp.bytes }, { deadlineMs: 5000 });
     client.close();

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 
 const protoDir = join(dirname(fileURLToPath(import.meta.url)), '..');
 const buf = join(protoDir, '..', 'node_modules', '.bin', 'buf');
-const genDir = join('src', 'gen');
+const genDir = join('src', 'contract', 'gen');
 
 function listFiles(dir) {
   return readdirSync(dir)

@@ -3,7 +3,7 @@
  * when batches leave and what they carry.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createCoalescer } from '../src/index.js';
+import { createCoalescer } from '../src/runtime/index.js';
 import { harness, item, items, ok, settledWithin, turn, type Item } from './coalescer-harness.js';
 
 afterEach(() => {

@@ -3,7 +3,7 @@
  * items whose caller went away, and one result per item.
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../src/index.js';
+import { AppError } from '../src/contract/index.js';
 import { harness, item, items, ok, settledWithin, turn } from './coalescer-harness.js';
 
 describe('createCoalescer: cancellation and failures', () => {

@@ -3,7 +3,7 @@
  * a batch whose run fails stays its own failure.
  */
 import { describe, expect, it } from 'vitest';
-import { createCoalescer } from '../src/index.js';
+import { createCoalescer } from '../src/runtime/index.js';
 import { harness, item, ok, settledWithin, turn, type Item } from './coalescer-harness.js';
 
 describe('createCoalescer: cancellation and failures', () => {

@@ -2,7 +2,9 @@
  * Shared set-up of the coalescer-*.test.ts files: the coalescer on its own, with a `run` the test
  * answers by hand, and helpers that tell how a promise stands after a few event-loop turns.
  */
-import { AppError, createCoalescer, type CoalescerOptions, type ItemResult } from '../src/index.js';
+import { AppError } from '../src/contract/index.js';
+import { createCoalescer, type ItemResult } from '../src/runtime/index.js';
+import { type CoalescerOptions } from '../src/runtime/coalescer.js';
 
 export interface Item {
   id: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { defineEnv, integer, oneOf, renderEnvTable, required, text, withDefault } from '../src/index.js';
+import { defineEnv, integer, oneOf, renderEnvTable, required, text, withDefault } from '../src/runtime/index.js';
 
 const SCHEMA = defineEnv(
   {

@@ -2,20 +2,22 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {
   checkCharacters,
-  checkEventCharacters,
   checkIdentityCharacters,
   checkNfc,
+  isNfc,
+  textProblem,
+  type EventText,
+} from '../src/contract/event-rules.js';
+import {
+  checkEventCharacters,
   checkObjectIdOutsideDomain,
   checkUtf8,
   fullObjectId,
   identityConflict,
   isBlank,
-  isNfc,
   propertyField,
   ruleError,
-  textProblem,
-  type EventText,
-} from '../src/index.js';
+} from '../src/contract/index.js';
 
 describe('textProblem', () => {
   it('finds NUL and lone surrogates, and nothing in well-formed text', () => {

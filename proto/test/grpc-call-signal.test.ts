@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { createGrpcClient, createGrpcServer, media, type GrpcServer } from '../src/index.js';
+import { createGrpcClient, createGrpcServer, type GrpcServer } from '../src/runtime/index.js';
+import { media } from '../src/contract/index.js';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

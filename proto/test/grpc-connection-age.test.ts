@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { callUnary, createGrpcClient, createGrpcServer, media } from '../src/index.js';
+import { callUnary, createGrpcClient, createGrpcServer } from '../src/runtime/index.js';
+import { media } from '../src/contract/index.js';
 
 /**
  * Why it matters: a client of a headless Service only discovers pods added by a scale-out when it

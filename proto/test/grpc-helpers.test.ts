@@ -2,18 +2,20 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import {
   AppError,
-  callStream,
-  callUnary,
-  createGrpcClient,
-  createGrpcServer,
-  createHealthChecker,
   formatTimestamp,
   httpStatusOf,
   media,
   MEDIA_SERVICE_NAME,
   timestampFromMicros,
+} from '../src/contract/index.js';
+import {
+  callStream,
+  callUnary,
+  createGrpcClient,
+  createGrpcServer,
+  createHealthChecker,
   type GrpcServer,
-} from '../src/index.js';
+} from '../src/runtime/index.js';
 
 const logger = pino({ level: 'silent' });
 

@@ -6,7 +6,8 @@ import { EventEmitter } from 'node:events';
 import { credentials, type ClientDuplexStream } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
-import { AppError, createGrpcClient, createGrpcServer, createLanePool, fromServiceError, registry, type AsyncServiceImpl, type CallContext, type GrpcServer } from '../src/index.js';
+import { AppError, fromServiceError, registry } from '../src/contract/index.js';
+import { createGrpcClient, createGrpcServer, createLanePool, type AsyncServiceImpl, type CallContext, type GrpcServer } from '../src/runtime/index.js';
 
 type Impl = AsyncServiceImpl<registry.RegistryServiceServer>;
 type Batch = registry.RecordEventsStreamRequest;

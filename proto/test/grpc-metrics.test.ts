@@ -3,17 +3,23 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import {
   AppError,
+  media,
+} from '../src/contract/index.js';
+import {
   callStream,
   callUnary,
   createClientMetricsInterceptor,
   createGrpcClient,
   createGrpcServer,
   createMetricsServer,
-  grpcCodeLabel,
-  media,
   type GrpcServer,
+} from '../src/runtime/index.js';
+import {
+  grpcCodeLabel,
+} from '../src/runtime/grpc-metrics.js';
+import {
   type MetricsServer,
-} from '../src/index.js';
+} from '../src/runtime/metrics-server.js';
 
 const logger = pino({ level: 'silent' });
 const SERVICE = 'dynamic_events.media.v1.MediaService';

@@ -1,7 +1,8 @@
 import { connect } from 'node:http2';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
-import { createGrpcServer, HTTP2_CONNECTION_WINDOW_BYTES, HTTP2_MAX_FRAME_BYTES, HTTP2_STREAM_WINDOW_BYTES } from '../src/index.js';
+import { createGrpcServer } from '../src/runtime/index.js';
+import { HTTP2_CONNECTION_WINDOW_BYTES, HTTP2_MAX_FRAME_BYTES, HTTP2_STREAM_WINDOW_BYTES } from '../src/runtime/http2-window.js';
 
 describe('HTTP/2 flow-control windows of our gRPC servers', () => {
   it('a peer may send a whole 1 MiB message per stream, in one DATA frame, and 16 MiB per connection without waiting', async () => {

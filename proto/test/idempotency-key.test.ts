@@ -1,6 +1,6 @@
 /** The shared Idempotency-Key rules (gateway header and registry field): their exact boundaries. */
 import { describe, expect, it } from 'vitest';
-import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH } from '../src/index.js';
+import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH } from '../src/contract/index.js';
 
 function refusal(key: string): unknown {
   try {

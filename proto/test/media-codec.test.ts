@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { GetImageResponse, StoreImageRequest, StoreImageStreamRequest } from '../src/gen/dynamic_events/media/v1/media.js';
-import { encodeGetImageResponse, encodeStoreImageRequest, encodeStoreImageStreamRequest } from '../src/media-codec.js';
-import { media } from '../src/index.js';
+import { GetImageResponse, StoreImageRequest, StoreImageStreamRequest } from '../src/contract/gen/dynamic_events/media/v1/media.js';
+import { encodeGetImageResponse, encodeStoreImageRequest, encodeStoreImageStreamRequest } from '../src/contract/media-codec.js';
+import { media } from '../src/contract/index.js';
 
 const generated = (data: Buffer) => Buffer.from(StoreImageRequest.encode({ data }).finish());
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { microsFromTimestamp, parseRfc3339 } from '../src/index.js';
+import { microsFromTimestamp, parseRfc3339 } from '../src/contract/index.js';
 
 describe('parseRfc3339 (the one parser of the HTTP API and the registry CLI)', () => {
   it('reads the instant exactly, to the nanosecond, whatever the offset', () => {

@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest';
-import { AppError, createLogger, LogSafeError, safeError, safeMessage, SAFE_MESSAGE_MAX } from '../src/index.js';
+import { AppError } from '../src/contract/index.js';
+import { createLogger, LogSafeError } from '../src/runtime/index.js';
+import { safeError, safeMessage, SAFE_MESSAGE_MAX } from '../src/runtime/safe-error.js';
 
 const SECRET = 'Bearer tok-123';
 const VALUE = 'device-value-9';

@@ -6,13 +6,13 @@
 import { describe, expect, it } from 'vitest';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 // The generated code directly: the package index loads strict-utf8 too (through grpc-server), at import.
-import * as registry from '../src/registry-contract.js';
+import * as registry from '../src/contract/registry-contract.js';
 
 /**
  * The module is loaded, and the service wrapped, inside each test: a fault at module load (the strict
  * decoder's construction) or in withStrictUtf8 then fails the tests, not only the file's import.
  */
-const load = () => import('../src/strict-utf8.js');
+const load = () => import('../src/contract/strict-utf8.js');
 const definition = registry.RegistryServiceService as unknown as ServiceDefinition;
 async function decoder(): Promise<(bytes: Buffer) => registry.RecordEventRequest> {
   const { withStrictUtf8 } = await load();

@@ -15,7 +15,7 @@ import {
   required,
   SHUTDOWN_TIMEOUT_MS,
   text,
-} from '@dynamic-events/proto';
+} from '@dynamic-events/proto/runtime';
 
 /** Validated, frozen configuration; only main.ts builds it (from process.env). */
 export interface Config {

@@ -1,4 +1,4 @@
-import { createLogger, createMetricsServer, hostPort, LogSafeError, onShutdownSignal, runMain } from '@dynamic-events/proto';
+import { createLogger, createMetricsServer, hostPort, LogSafeError, onShutdownSignal, runMain } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';

@@ -1,13 +1,15 @@
 import {
   addReflection,
   createGrpcServer,
+  REGISTRY_PROTO,
+  TOKENS_PROTO,
+  type GrpcServer,
+} from '@dynamic-events/proto/runtime';
+import {
   LIMITS,
   registry,
   REGISTRY_MAX_MESSAGE_BYTES,
   REGISTRY_MAX_REQUEST_BYTES,
-  REGISTRY_PROTO,
-  TOKENS_PROTO,
-  type GrpcServer,
 } from '@dynamic-events/proto';
 import type pg from 'pg';
 import type { Logger } from 'pino';

@@ -2,7 +2,8 @@
  * Group commit under concurrent calls, over real gRPC servers and a real PostgreSQL database: calls
  * share statements, and a bounded write queue refuses at once instead of hanging.
  */
-import { AppError, createGrpcClient, registry } from '@dynamic-events/proto';
+import { AppError, registry } from '@dynamic-events/proto';
+import { createGrpcClient } from '@dynamic-events/proto/runtime';
 import { describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../../test/support/servers.js';
 import { countEventInserts, eventTrigger, sleep, UUID_V7 } from './group-commit-support.js';

@@ -1,5 +1,6 @@
 /** Shared set-up for the registry tests: a real gRPC server on 127.0.0.1:0 with the generated client. */
-import { callUnary, createGrpcClient, registry } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
+import { registry } from '@dynamic-events/proto';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase } from '../../test/support/servers.js';
 export { testPool } from '../../test/support/servers.js';

@@ -3,7 +3,8 @@
  * UNAVAILABLE "the event store is unavailable" (an outage, retry later; nothing leaks), and an
  * in-flight RecordEvent completes during shutdown.
  */
-import { AppError, createHealthChecker, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
+import { AppError, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
+import { createHealthChecker } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
 import { createTestDatabase, freePort, postgresAvailable } from '../../test/support/servers.js';

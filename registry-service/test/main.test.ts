@@ -5,7 +5,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { createGrpcClient, createHealthChecker, registry, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
+import { createGrpcClient, createHealthChecker } from '@dynamic-events/proto/runtime';
+import { registry, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../src/db/migrate.js';
 import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable } from '../../test/support/servers.js';

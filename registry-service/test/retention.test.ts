@@ -3,7 +3,8 @@
  * their Idempotency-Keys, pages and watches in progress go on, and a cursor into purged watch
  * history gets FAILED_PRECONDITION.
  */
-import { AppError, callStream, registry } from '@dynamic-events/proto';
+import { AppError, registry } from '@dynamic-events/proto';
+import { callStream } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
 import { createRetention } from '../src/domain/retention.js';

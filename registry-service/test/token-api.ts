@@ -1,5 +1,6 @@
 /** TokenService as a caller sees it (failures reject with an AppError), for the token tests. */
-import { AppError, callUnary, createGrpcClient, registry } from '@dynamic-events/proto';
+import { AppError, registry } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
 import { expect } from 'vitest';
 

@@ -2,7 +2,8 @@
  * Shared set-up of the watch-*.test.ts files: Watch over real gRPC servers and PostgreSQL, a watcher
  * that collects what a stream carries, and test-only knowledge of the cursor format.
  */
-import { callStream, registry, type AppError } from '@dynamic-events/proto';
+import { callStream } from '@dynamic-events/proto/runtime';
+import { registry, type AppError } from '@dynamic-events/proto';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase } from '../../test/support/servers.js';
 import { startRegistry, type TestRegistry } from './helpers.js';

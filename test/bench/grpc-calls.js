@@ -3,7 +3,7 @@
  * `npm run bench:grpc [-- --calls N] [-- --bytes B] [-- --rounds R]`
  *
  * What one gRPC exchange costs in CPU, client and server apart, on this machine: a unary call,
- * the same call through our metrics interceptors (proto/src/grpc-metrics.ts, on both sides, as
+ * the same call through our metrics interceptors (proto/src/runtime/grpc-metrics.ts, on both sides, as
  * every service registers them), and one request/response message pair on an already-open
  * bidirectional stream. The payload is raw bytes (no protobuf), so the figures are grpc-js and
  * HTTP/2 alone. Eight callers at once, as the gateway's RECORD_CONCURRENCY; the server runs in a
@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import * as grpc from '@grpc/grpc-js';
 import { Registry } from 'prom-client';
-import { createClientMetricsInterceptor, createServerMetricsInterceptor } from '../../proto/dist/src/grpc-metrics.js';
+import { createClientMetricsInterceptor, createServerMetricsInterceptor } from '../../proto/dist/src/runtime/grpc-metrics.js';
 
 const CALLERS = 8;
 const raw = (value) => value;

@@ -2,7 +2,8 @@
 // one device's latest 100 events on a database holding 10 M events: p99 <= 20 ms"). One caller,
 // calls in turn: the latency of a call, without the gateway's HTTP and JSON (the `list` scenario
 // measures those, with 8 connections). CPU per call of the registry and Postgres, from /proc.
-import { callUnary, createGrpcClient, registry } from '../../proto/dist/src/index.js';
+import { registry } from '../../proto/dist/src/contract/index.js';
+import { callUnary, createGrpcClient } from '../../proto/dist/src/runtime/index.js';
 import { percentile } from './load.js';
 import { cpuDelta, cpuSnapshot } from './processes.js';
 

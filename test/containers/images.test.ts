@@ -39,7 +39,7 @@ describe.each(Object.keys(SERVICES) as Service[])('image %s', (service) => {
   });
 
   it('holds every runtime file, resolves every import, and carries no sources, tests, maps or dev packages', async () => {
-    const expected = [`${service}/dist/main.js`, 'proto/dist/src/index.js', 'package.json', `${service}/package.json`, 'proto/package.json', ...SERVICES[service].runtimeFiles];
+    const expected = [`${service}/dist/main.js`, 'proto/dist/src/contract/index.js', 'proto/dist/src/runtime/index.js', 'package.json', `${service}/package.json`, 'proto/package.json', ...SERVICES[service].runtimeFiles];
     const out = await docker('run', '--rm', '--network', 'none', ...POD_SECURITY, '--env', `INSPECT_ARGS=${JSON.stringify([service, ...expected])}`,
       '--entrypoint', 'node', builtImage(service), '--experimental-import-meta-resolve', '--no-warnings', '--input-type=module', '-e', INSPECT_FILES);
     const report = JSON.parse(out) as { uid: number; missing: string[]; unwanted: string[]; unwantedInNodeModules: number; devPackages: string[]; imports: string[]; unresolved: string[] };

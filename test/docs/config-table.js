@@ -5,7 +5,7 @@
  * differs: npm test runs that through test/docs/config-table.test.ts. Reads the built code.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
-import { renderEnvTable } from '@dynamic-events/proto';
+import { renderEnvTable } from '@dynamic-events/proto/runtime';
 import { LAUNCHER_ENV } from '../../deploy/local/config.js';
 import { GATEWAY_ENV } from '../../ingest-gateway/dist/config.js';
 import { MEDIA_ENV } from '../../media-service/dist/config.js';

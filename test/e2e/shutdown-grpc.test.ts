@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { testPool } from '../support/servers.js';
-import { callUnary, createGrpcClient, media, MEDIA_SERVICE_NAME as MEDIA, registry, REGISTRY_SERVICE_NAME as REGISTRY } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
+import { media, MEDIA_SERVICE_NAME as MEDIA, registry, REGISTRY_SERVICE_NAME as REGISTRY } from '@dynamic-events/proto';
 import { samples } from '../support/images.js';
 import { expectSecondSignalForces, grpcDrain, useShutdownBackends } from '../support/shutdown-harness.js';
 

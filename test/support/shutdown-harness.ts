@@ -10,6 +10,8 @@ import { afterAll, beforeAll, expect } from 'vitest';
 import {
   createHealthChecker,
   LIVENESS_SERVICE,
+} from '@dynamic-events/proto/runtime';
+import {
   MEDIA_SERVICE_NAME as MEDIA,
   REGISTRY_SERVICE_NAME as REGISTRY,
   statusName,

@@ -6,7 +6,7 @@
  * (the launcher spawns it detached) keeps a terminal's Ctrl-C from reaching Postgres before the
  * services have drained.
  */
-import { createLogger } from '@dynamic-events/proto';
+import { createLogger } from '@dynamic-events/proto/runtime';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from './embedded-postgres.js';
 
 const logger = createLogger('embedded-postgres', process.env.LOG_LEVEL ?? 'info');

@@ -3,11 +3,13 @@ import {
   createGrpcClient,
   createLanePool,
   createHealthChecker,
+  type Interceptor,
+} from '@dynamic-events/proto/runtime';
+import {
   registry,
   REGISTRY_MAX_MESSAGE_BYTES,
   REGISTRY_SERVICE_NAME,
   REGISTRY_MAX_REQUEST_BYTES,
-  type Interceptor,
 } from '@dynamic-events/proto';
 import type { CallOptions, ChangeKind, DeviceRecord, EventInput, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchMessage } from '../model.js';
 import { createRegistryReads } from './registry-reads.js';

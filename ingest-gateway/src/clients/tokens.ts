@@ -1,4 +1,5 @@
-import { callUnary, createGrpcClient, registry, toProtoPolicy, type Interceptor } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient, type Interceptor } from '@dynamic-events/proto/runtime';
+import { registry, toProtoPolicy } from '@dynamic-events/proto';
 import type { CallOptions } from '../model.js';
 import type { TokenChange, TokenDraft, TokenRecord, TokenState } from '../token-model.js';
 import { toTokenRecord, toTokenState } from './token-mapping.js';

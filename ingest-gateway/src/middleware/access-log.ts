@@ -1,4 +1,4 @@
-import type { Logger } from '@dynamic-events/proto';
+import type { Logger } from '@dynamic-events/proto/runtime';
 import { onResponseDone, type GatewayMiddleware, type ResponseOutcome } from '../context.js';
 
 /** Probes and scrapes arrive every few seconds: their lines go to debug. */

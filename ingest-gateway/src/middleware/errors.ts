@@ -1,4 +1,5 @@
-import { AppError, httpStatusOf, INTERNAL_MESSAGE, type Logger } from '@dynamic-events/proto';
+import { AppError, httpStatusOf, INTERNAL_MESSAGE } from '@dynamic-events/proto';
+import { type Logger } from '@dynamic-events/proto/runtime';
 import type { GatewayMiddleware } from '../context.js';
 import type { Metrics } from '../metrics.js';
 

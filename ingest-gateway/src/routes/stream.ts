@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Router } from '@koa/router';
-import { AppError, type Logger } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
+import { type Logger } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { FellBehindError } from '../chunk-queue.js';

@@ -1,4 +1,5 @@
-import { invalidArgument, type AsyncServiceImpl, type media } from '@dynamic-events/proto';
+import { invalidArgument, type media } from '@dynamic-events/proto';
+import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { ImageStream } from '../domain/get-image.js';
 import type { StoredImage } from '../domain/store-image.js';
 

@@ -1,4 +1,5 @@
-import { AppError, connectable, defineEnv, REGISTRY_GRPC_PORT, type Environment } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
+import { connectable, defineEnv, REGISTRY_GRPC_PORT, type Environment } from '@dynamic-events/proto/runtime';
 import { parseCommandLine, USAGE, UsageError } from './args.js';
 import { runCommand } from './token-client.js';
 

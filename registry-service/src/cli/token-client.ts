@@ -1,4 +1,5 @@
-import { callUnary, createGrpcClient, registry, toProtoPolicy } from '@dynamic-events/proto';
+import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
+import { registry, toProtoPolicy } from '@dynamic-events/proto';
 import type { Command } from './args.js';
 import { settingsJson, tokenJson } from './token-json.js';
 

@@ -1,4 +1,5 @@
-import { AppError, IDEMPOTENCY_KEY_HEADER, type ItemResult } from '@dynamic-events/proto';
+import { AppError, IDEMPOTENCY_KEY_HEADER } from '@dynamic-events/proto';
+import { type ItemResult } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
 import { findIdempotencyKeys, KEY_IN_USE_RULE } from '../db/queries/idempotency-keys.js';
 import type { Metrics } from '../metrics.js';

@@ -1,4 +1,5 @@
-import { AppError, createCoalescer, type ItemResult } from '@dynamic-events/proto';
+import { AppError } from '@dynamic-events/proto';
+import { createCoalescer, type ItemResult } from '@dynamic-events/proto/runtime';
 import type { NewEvent, RecordedEvent } from './types.js';
 import type { WriteEvents } from './write-events.js';
 

@@ -1,4 +1,5 @@
-import { policyFromJson, type Logger } from '@dynamic-events/proto';
+import { policyFromJson } from '@dynamic-events/proto';
+import { type Logger } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
 import { listLivePolicies, readTokensVersion } from '../db/queries/token-policies.js';
 import type { TokenPolicy } from './token-policy.js';

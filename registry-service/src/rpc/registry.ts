@@ -1,4 +1,5 @@
-import { AppError, invalidArgument, registry, toItemStatus, type AsyncServiceImpl, type CallContext, type ItemResult, type Logger } from '@dynamic-events/proto';
+import { AppError, invalidArgument, registry, toItemStatus } from '@dynamic-events/proto';
+import { type AsyncServiceImpl, type CallContext, type ItemResult, type Logger } from '@dynamic-events/proto/runtime';
 import type { Lister } from '../domain/lists.js';
 import type { Reader } from '../domain/reads.js';
 import type { EventRecorder } from '../domain/record-events.js';

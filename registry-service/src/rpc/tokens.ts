@@ -1,4 +1,5 @@
-import { invalidArgument, registry, type AsyncServiceImpl } from '@dynamic-events/proto';
+import { invalidArgument, registry } from '@dynamic-events/proto';
+import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { AuthSettings } from '../domain/token-sync.js';
 import type { Tokens } from '../domain/tokens.js';
 import { toProtoCredential, toProtoToken, toTokenChange, toTokenDraft } from './token-mapping.js';

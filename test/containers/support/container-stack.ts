@@ -4,7 +4,7 @@
  * the built images with the chart's environment, against this machine's PostgreSQL (a fresh
  * database) and Redis and an S3 server (s3rver) on loopback.
  */
-import { waitUntilServing } from '@dynamic-events/proto';
+import { waitUntilServing } from '@dynamic-events/proto/runtime';
 import { startS3Server, type TestS3 } from '../../support/s3.js';
 import { createTestDatabase, freePort, POSTGRES_URL, postgresAvailable, REDIS_URL, redisAvailable } from '../../support/servers.js';
 import { waitFor } from '../../support/service-process.js';

@@ -1,5 +1,5 @@
 import { integer, oneOf, text, type EnvVar } from './env-config.js';
-import { MAX_IMAGE_BYTES_DEFAULT, MAX_IMAGE_BYTES_LIMIT } from './limits.js';
+import { MAX_IMAGE_BYTES_DEFAULT, MAX_IMAGE_BYTES_LIMIT } from '../contract/limits.js';
 
 /**
  * The variables more than one program reads (two services, or a service and the `npm start`

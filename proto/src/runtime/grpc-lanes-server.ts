@@ -2,8 +2,8 @@ import type { handleBidiStreamingCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { acceptedRequestId, contextOf, type CallContext } from './call-context.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
-import { toStatusObject } from './grpc-errors.js';
-import { assertUtf8Request } from './strict-utf8.js';
+import { toStatusObject } from '../contract/grpc-errors.js';
+import { assertUtf8Request } from '../contract/strict-utf8.js';
 
 /** One request message in, one response message out: a unary handler's shape, per message. */
 type MessageHandler = (request: unknown, ctx: CallContext) => Promise<unknown>;

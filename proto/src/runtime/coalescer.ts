@@ -1,4 +1,4 @@
-import { AppError } from './app-error.js';
+import { AppError } from '../contract/app-error.js';
 
 /** What a batch answers for one of its items: a value, or an error that concerns that item alone. */
 export type ItemResult<O> = { ok: true; value: O } | { ok: false; error: unknown };

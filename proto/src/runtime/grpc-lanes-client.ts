@@ -1,6 +1,6 @@
 import { connectivityState, Metadata, status, type ChannelInterface as Channel, type ClientDuplexStream, type ServiceError, type StatusObject } from '@grpc/grpc-js';
-import { AppError } from './app-error.js';
-import { fromServiceError } from './grpc-errors.js';
+import { AppError } from '../contract/app-error.js';
+import { fromServiceError } from '../contract/grpc-errors.js';
 
 /**
  * A lane's stream is ended and replaced once it is this old and idle. Servers end each connection

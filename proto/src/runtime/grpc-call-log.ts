@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { toAppError } from './app-error.js';
-import { statusName, toStatusObject } from './grpc-errors.js';
+import { toAppError } from '../contract/app-error.js';
+import { statusName, toStatusObject } from '../contract/grpc-errors.js';
 
 /** Where one call is logged from: its service, method, start time and request id. */
 export interface CallLogEntry {

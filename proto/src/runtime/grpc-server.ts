@@ -6,10 +6,10 @@ import { adaptHandlers, type AsyncServiceImpl } from './grpc-handlers.js';
 import { addServingHealth } from './grpc-health.js';
 import { createServerMetricsInterceptor } from './grpc-metrics.js';
 import { drainAndShutdown } from './grpc-shutdown.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../contract/limits.js';
 import { widenServerWindows } from './http2-window.js';
-import { serviceNameOf } from './service-names.js';
-import { withStrictUtf8 } from './strict-utf8.js';
+import { serviceNameOf } from '../contract/service-names.js';
+import { withStrictUtf8 } from '../contract/strict-utf8.js';
 
 export type { AsyncServiceImpl } from './grpc-handlers.js';
 export { LIVENESS_SERVICE } from './grpc-health.js';

@@ -10,8 +10,8 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import { REQUEST_ID_KEY } from './call-context.js';
-import { DEFAULT_MAX_MESSAGE_BYTES } from './limits.js';
-import { fromServiceError } from './grpc-errors.js';
+import { DEFAULT_MAX_MESSAGE_BYTES } from '../contract/limits.js';
+import { fromServiceError } from '../contract/grpc-errors.js';
 import { HTTP2_CONNECTION_WINDOW_BYTES } from './http2-window.js';
 
 type ClientConstructor<C> = new (

@@ -8,12 +8,12 @@ import type {
   UntypedServiceImplementation,
 } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
-import { AppError } from './app-error.js';
+import { AppError } from '../contract/app-error.js';
 import { contextOf, type CallContext } from './call-context.js';
 import { laneHandler } from './grpc-lanes-server.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
-import { toStatusObject } from './grpc-errors.js';
-import { assertUtf8Request } from './strict-utf8.js';
+import { toStatusObject } from '../contract/grpc-errors.js';
+import { assertUtf8Request } from '../contract/strict-utf8.js';
 
 type KnownKeys<T> = keyof { [K in keyof T as string extends K ? never : K]: T[K] };
 

@@ -1,0 +1,26 @@
+/**
+ * The contract every service shares: the generated gRPC code, the rules callers of it apply alike
+ * (limits, event, image and token rules, timestamps, idempotency keys) and the one error model.
+ * The shared process runtime (gRPC servers and clients, configuration, logging, metrics) is
+ * `@dynamic-events/proto/runtime`.
+ */
+// The generated registry code of every .proto file of its package, as one namespace.
+export * as registry from './registry-contract.js';
+// The generated media code with copy-free serializers for the image-carrying messages.
+export * as media from './media-codec.js';
+export type { Timestamp } from './gen/google/protobuf/timestamp.js';
+// The writer the generated encoders write into, for encoders that reuse one.
+export { BinaryWriter } from '@bufbuild/protobuf/wire';
+export { AppError, INTERNAL_MESSAGE, httpStatusOf, invalidArgument } from './app-error.js';
+export { domainAllowed } from './domain-patterns.js';
+export { checkEventCharacters, checkObjectIdOutsideDomain, checkUtf8, fullObjectId, identityConflict, isBlank, propertyField, ruleError } from './event-rules.js';
+export { fromItemStatus, fromServiceError, statusName, toItemStatus } from './grpc-errors.js';
+export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, checkIdempotencyKey } from './idempotency-key.js';
+export { UNSUPPORTED_IMAGE_MESSAGE, imageRuleError } from './image-rules.js';
+export { BASE64_IMAGE_KEY, IMAGE_ENVELOPE_BYTES, LIMITS, REGISTRY_MAX_MESSAGE_BYTES, REGISTRY_MAX_REQUEST_BYTES, REPLY_OVERHEAD_PER_EVENT_BYTES } from './limits.js';
+export { isNetworkFailure, timedOut, unavailable } from './outage.js';
+export { MEDIA_SERVICE_NAME, REGISTRY_SERVICE_NAME } from './service-names.js';
+export { formatTimestamp, microsFromTimestamp, parseRfc3339, timestampFromMicros } from './timestamps.js';
+export { fromProtoPolicy, policyFromJson, policyToJson, toProtoPolicy } from './token-policy.js';
+export type { PolicyJson, TokenPolicy, TokenRate } from './token-policy.js';
+export { hashTokenSecret, newTokenSecret, tokenPrefixOf } from './token-secret.js';
