@@ -12,16 +12,16 @@ import {
   IMAGE_ENVELOPE_BYTES,
   LIMITS,
 } from '@dynamic-events/proto';
-import { createRequestHandler } from './app.js';
+import { createRequestHandler } from './http/app.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
 import { createTokenClient } from './clients/tokens.js';
 import { loadConfig } from './config.js';
-import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http-server.js';
+import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http/http-server.js';
 import { createMetrics } from './metrics.js';
-import { createTokenSync } from './token-sync.js';
-import { createRateLimiter, createRedisClient } from './rate-limit.js';
+import { createTokenSync } from './tokens/token-sync.js';
+import { createRateLimiter, createRedisClient } from './tokens/rate-limit.js';
 
 /** A GetImage stream lasts as long as a slow HTTP client takes to read the image. */
 const MEDIA_STREAM_DEADLINE_MS = 5 * 60_000;

@@ -1,7 +1,7 @@
 /** Boundaries of decodeStrictBase64 that decide between accepted, 400 and 413. */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
-import { decodeStrictBase64 } from '../src/base64.js';
+import { decodeStrictBase64 } from '../src/ingest/base64.js';
 
 const FIELD = 'image';
 

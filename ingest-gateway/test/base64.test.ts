@@ -1,7 +1,7 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
-import { decodeStrictBase64 } from '../src/base64.js';
+import { decodeStrictBase64 } from '../src/ingest/base64.js';
 import { mutate, startGateway, TINY_PNG, type TestGateway } from './helpers.js';
 
 const FIELD = 'event.event_data.event_additional_properties.base64_image';

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { listenHttp } from '@dynamic-events/proto/runtime';
 import { UNSUPPORTED_IMAGE_MESSAGE } from '@dynamic-events/proto';
-import { createRequestHandler } from '../src/app.js';
+import { createRequestHandler } from '../src/http/app.js';
 import { createMetrics } from '../src/metrics.js';
 import { logger, MAX_IMAGE, mediaClient, mediaServer, registryClient, seen, startFakeServices, stopFakeServices } from './grpc-fakes.js';
 import { PNG_SIGNATURE, validBody } from './helpers.js';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
-import { toHttpFailure } from '../src/middleware/errors.js';
+import { toHttpFailure } from '../src/http/failure-answer.js';
 
 /** Shaped like http-errors (what koa-body and the router throw): status, and expose for < 500. */
 const createHttpError = (status: number, message: string) => Object.assign(new Error(message), { status, expose: status < 500 });

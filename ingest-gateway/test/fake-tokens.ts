@@ -1,7 +1,7 @@
 import { AppError, hashTokenSecret, newTokenSecret, tokenPrefixOf } from '@dynamic-events/proto';
 import type { TokenClient } from '../src/clients/tokens.js';
-import type { TokenCredential, TokenRecord, TokenState } from '../src/token-model.js';
-import type { TokenSource } from '../src/token-sync.js';
+import type { TokenCredential, TokenRecord, TokenState } from '../src/tokens/token-model.js';
+import type { TokenSource } from '../src/tokens/token-sync.js';
 
 /** A TokenClient over an in-memory list (the registry's rules are the registry's tests' business). */
 export interface FakeTokens {

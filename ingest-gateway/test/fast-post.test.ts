@@ -8,10 +8,10 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { createLogger, listenHttp } from '@dynamic-events/proto/runtime';
-import { createFastPost } from '../src/fast-post.js';
+import { createFastPost } from '../src/http/fast-post.js';
 import { createMetrics } from '../src/metrics.js';
-import { createAuthenticator } from '../src/middleware/auth.js';
-import { createDynamicEventPost } from '../src/routes/dynamic-events.js';
+import { createAuthenticator } from '../src/tokens/authenticator.js';
+import { createDynamicEventPost } from '../src/http/routes/dynamic-events.js';
 import { API, fakeMedia, fakeRegistry, mutate, startGateway, validBody, type TestGateway } from './helpers.js';
 import { resetFakes } from './http-setup.js';
 

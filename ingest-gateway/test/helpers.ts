@@ -6,8 +6,8 @@
  */
 import type { Server } from 'node:http';
 import { createLogger, createMetricsServer, listenHttp } from '@dynamic-events/proto/runtime';
-import { createRequestHandler, type AppDeps } from '../src/app.js';
-import { createHttpServer, handleClientErrors } from '../src/http-server.js';
+import { createRequestHandler, type AppDeps } from '../src/http/app.js';
+import { createHttpServer, handleClientErrors } from '../src/http/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { fakeMedia, type FakeMedia } from './fake-media.js';
 import { fakeRegistry, type FakeRegistry } from './fake-registry.js';

@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { describe, expect, it } from 'vitest';
-import { readIdempotencyKey } from '../src/idempotency-key.js';
+import { readIdempotencyKey } from '../src/ingest/idempotency-key.js';
 
 /** The two views Node gives of a header: joined (headers) and one entry per line (headersDistinct). */
 function request(lines: string[]): IncomingMessage {

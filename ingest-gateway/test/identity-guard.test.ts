@@ -1,8 +1,8 @@
 /** The identity check before an image is stored: one lookup per unknown object, none for a known owner. */
 import { AppError } from '@dynamic-events/proto';
 import { describe, expect, it } from 'vitest';
-import { createIdentityGuard } from '../src/clients/identity-guard.js';
-import type { EventInput, ObjectRecord } from '../src/model.js';
+import { createIdentityGuard } from '../src/ingest/identity-guard.js';
+import type { EventInput, ObjectRecord } from '../src/api/model.js';
 
 function input(objectDomain: string, objectId: string): EventInput {
   return { source: { deviceName: 'd', objectDomain, objectId, objectName: 'n', objectType: 't' }, eventType: { eventType: 'e', displayName: 'E', displayDescription: 'D' }, properties: [], images: [], videoClips: [] };

@@ -6,9 +6,9 @@
 import { Readable } from 'node:stream';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { decodeStrictBase64, decodeStrictBase64Bytes } from '../src/base64.js';
-import { CUT_MIN_CHARS, cutImage } from '../src/image-cut.js';
-import { readJsonBody, type JsonBody } from '../src/middleware/json-body.js';
+import { decodeStrictBase64, decodeStrictBase64Bytes } from '../src/ingest/base64.js';
+import { CUT_MIN_CHARS, cutImage } from '../src/ingest/image-cut.js';
+import { readJsonBody, type JsonBody } from '../src/ingest/json-body.js';
 import { validBody } from './helpers.js';
 
 const MAX = 1024 * 1024;

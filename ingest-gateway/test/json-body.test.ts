@@ -1,7 +1,7 @@
 /** The body's media type and JSON shape checks, as the caller sees them: status, field, rule, message. */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
-import { assertJsonContentType, parseJsonObject } from '../src/middleware/json-body.js';
+import { assertJsonContentType, parseJsonObject } from '../src/ingest/json-body.js';
 
 function refusal(run: () => unknown): { code: string; status: number | undefined; field: unknown; rule: unknown; message: string } {
   try {

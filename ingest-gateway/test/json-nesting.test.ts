@@ -1,7 +1,7 @@
 /** The shape pre-check must agree with the real structure of any JSON text, whatever its strings hold. */
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonShapeExceeds } from '../src/middleware/json-body.js';
+import { jsonShapeExceeds } from '../src/ingest/json-body.js';
 
 /** Depth of a parsed value: a scalar is 0, an array or object one more than its deepest member. */
 function depthOf(value: unknown): number {

@@ -7,7 +7,7 @@ import { connect, type Socket } from 'node:net';
 import type { AddressInfo } from 'node:net';
 import { LIMITS } from '@dynamic-events/proto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createHttpServer } from '../src/http-server.js';
+import { createHttpServer } from '../src/http/http-server.js';
 import { API, startGateway, validBody, type TestGateway } from './helpers.js';
 
 const KIB = 1024;

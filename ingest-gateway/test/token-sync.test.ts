@@ -3,8 +3,8 @@ import { createLogger } from '@dynamic-events/proto/runtime';
 import { describe, expect, it } from 'vitest';
 import type { TokenClient } from '../src/clients/tokens.js';
 import { createMetrics } from '../src/metrics.js';
-import type { TokenState } from '../src/token-model.js';
-import { createTokenSync } from '../src/token-sync.js';
+import type { TokenState } from '../src/tokens/token-model.js';
+import { createTokenSync } from '../src/tokens/token-sync.js';
 
 const state = (version: string): TokenState => ({ version, requireToken: true, byHash: new Map() });
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
-import { createEventValidator } from '../src/validation.js';
+import { createEventValidator } from '../src/ingest/validation.js';
 import { mutate, validBody } from './helpers.js';
 
 const validator = createEventValidator();

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@dynamic-events/proto';
-import { DYNAMIC_EVENT_SCHEMA as schema } from '../src/schemas/dynamic-event.js';
+import { DYNAMIC_EVENT_SCHEMA as schema } from '../src/ingest/event-schema.js';
 import { mutate, startGateway, validBody, type TestGateway } from './helpers.js';
 
 let gw: TestGateway;

@@ -5,8 +5,8 @@
  * at the start, middle and end of a message's chunk.
  */
 import { describe, expect, it } from 'vitest';
-import { frameEnds } from '../src/presenters/sse.js';
-import { Feed, RECENT_CHANGES } from '../src/watch-feed.js';
+import { frameEnds } from '../src/api/sse.js';
+import { Feed, RECENT_CHANGES } from '../src/watch/watch-feed.js';
 
 const frame = (n: number) => `id: c${n}\nevent: event.created\ndata: {"n":${n},"text":"a\\n\\nb"}\n\n`;
 const frames = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => frame(from + i)).join('');

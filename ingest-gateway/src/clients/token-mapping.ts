@@ -1,5 +1,5 @@
 import { formatTimestamp, fromProtoPolicy, registry } from '@dynamic-events/proto';
-import type { TokenCredential, TokenRecord, TokenState } from '../token-model.js';
+import type { TokenCredential, TokenRecord, TokenState } from '../tokens/token-model.js';
 
 const optionalTime = (ts: registry.Token['expiresAt']): string | null => (ts ? formatTimestamp(ts) : null);
 

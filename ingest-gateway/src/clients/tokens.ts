@@ -1,7 +1,7 @@
 import { callUnary, createGrpcClient, type Interceptor } from '@dynamic-events/proto/runtime';
 import { registry, toProtoPolicy } from '@dynamic-events/proto';
-import type { CallOptions } from '../model.js';
-import type { TokenChange, TokenDraft, TokenRecord, TokenState } from '../token-model.js';
+import type { CallOptions } from '../api/model.js';
+import type { TokenChange, TokenDraft, TokenRecord, TokenState } from '../tokens/token-model.js';
 import { toTokenRecord, toTokenState } from './token-mapping.js';
 
 /** The registry's TokenService as the gateway uses it; failures reject with AppError. */

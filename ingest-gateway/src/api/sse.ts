@@ -1,0 +1,61 @@
+import type { WatchChange } from './model.js';
+import { presentDevice, presentEventType, presentObject } from './entities.js';
+import { presentEvent } from './event.js';
+
+/** What a keep-alive message of the registry (a message without changes) becomes: an SSE comment. */
+export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
+
+/** Frames kept for other readers of the same commits. */
+const RECENT_FRAMES = 4096;
+
+/** One Server-Sent Events frame for a change. */
+export function sseFrame(change: WatchChange): string {
+  const data =
+    change.kind === 'event.created'
+      ? presentEvent(change.event)
+      : change.kind === 'device.created'
+        ? presentDevice(change.device)
+        : change.kind === 'object.created'
+          ? presentObject(change.object)
+          : presentEventType(change.eventType);
+  // JSON.stringify escapes line breaks, so the data stays on one line.
+  return `id: ${change.cursor}\nevent: ${change.kind}\ndata: ${JSON.stringify(data)}\n\n`;
+}
+
+const ID_LINE = Buffer.from('id: ');
+const FRAME_END = Buffer.from('\n\n');
+
+/**
+ * The frames of a chunk of sseFrame text, each as its cursor and the offset just after it: what a
+ * feed that keeps only its chunks needs to serve a client resuming after one of them. Every frame
+ * starts with its id line and ends at the first blank line (JSON.stringify keeps line breaks out
+ * of data); anything else (a comment) is skipped.
+ */
+export function* frameEnds(chunk: Buffer): Generator<[cursor: string, end: number]> {
+  for (let at = 0; at < chunk.length; ) {
+    const blank = chunk.indexOf(FRAME_END, at);
+    if (blank === -1) return;
+    if (chunk.subarray(at, at + ID_LINE.length).equals(ID_LINE)) {
+      yield [chunk.toString('utf8', at + ID_LINE.length, chunk.indexOf(10, at)), blank + FRAME_END.length];
+    }
+    at = blank + FRAME_END.length;
+  }
+}
+
+/**
+ * sseFrame with recent frames kept by cursor, for catch-up streams: a cursor names one change, so
+ * clients catching up on the same older commits (reconnecting together after a restart) share its
+ * JSON instead of each rendering it. The shared feed keeps its messages' chunks instead (watch-feed.ts).
+ */
+export function createFrameCache(): (change: WatchChange) => string {
+  const recent = new Map<string, string>();
+  return (change) => {
+    const cached = recent.get(change.cursor);
+    if (cached !== undefined) return cached;
+    const frame = sseFrame(change);
+    recent.set(change.cursor, frame);
+    // A Map keeps insertion order: the oldest frame goes first.
+    if (recent.size > RECENT_FRAMES) recent.delete(recent.keys().next().value as string);
+    return frame;
+  };
+}

@@ -1,0 +1,168 @@
+import { METHODS, type RequestListener } from 'node:http';
+import Koa from 'koa';
+import { Router } from '@koa/router';
+import type { Logger } from '@dynamic-events/proto/runtime';
+import { isClientFault } from './client-faults.js';
+import type { MediaClient } from '../clients/media.js';
+import type { TokenClient } from '../clients/tokens.js';
+import type { RegistryClient } from '../clients/registry.js';
+import type { GatewayConfig } from '../config.js';
+import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.js';
+import type { Metrics } from '../metrics.js';
+import { accessLog } from './middleware/access-log.js';
+import { createAuthenticator } from '../tokens/authenticator.js';
+import { bearerAuth } from './middleware/bearer-auth.js';
+import { errors } from './middleware/errors.js';
+import { httpMetrics } from './middleware/http-metrics.js';
+import { requestId } from './middleware/request-id.js';
+import { requireHost } from './middleware/require-host.js';
+import { createFastPost } from './fast-post.js';
+import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
+import { healthRoutes } from './routes/health.js';
+import { mediaRoutes } from './routes/media.js';
+import { listRoutes } from './routes/lists.js';
+import { readRoutes } from './routes/reads.js';
+import { streamRoutes } from './routes/stream.js';
+import { tokenAdminRoutes } from './routes/token-admin.js';
+import type { TokenSource } from '../tokens/token-sync.js';
+import type { RateLimiter } from '../tokens/rate-limit.js';
+
+/** Everything the HTTP app needs; tests pass fakes for the clients. */
+export interface AppDeps {
+  config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'> &
+    Partial<Pick<GatewayConfig, 'adminToken'>>;
+  logger: Logger;
+  registry: RegistryClient;
+  media: MediaClient;
+  /** The registry's TokenService (admin API) and the gateway's copy of the tokens (auth); omitted: bootstrap token only. */
+  tokens?: { client: TokenClient; source: TokenSource };
+  /** Tokens' rate limits (rate-limit.ts); omitted: none applied. */
+  limitRate?: RateLimiter;
+  metrics: Metrics;
+  /** Aborted when shutdown starts: /readyz answers 503 and responses close their connection. */
+  draining?: AbortSignal;
+  /** Deadline of each readiness probe of registry and media (default 2000 ms). */
+  probeDeadlineMs?: number;
+}
+
+/** Every route the gateway serves, as method and path (`:name` parameters): the OpenAPI test compares them. */
+export function routeTable(deps: AppDeps): Array<{ method: string; path: string }> {
+  return buildRouter(deps, deps.draining ?? new AbortController().signal, createPost(deps)).stack.flatMap((layer) =>
+    layer.methods.filter((method) => method !== 'HEAD').map((method) => ({ method, path: String(layer.path) })),
+  );
+}
+
+/**
+ * The gateway's request listener (for node:http's createServer): POST {base}/dynamic-events at its
+ * exact path takes the fast path, everything else the Koa app. Both share the POST's steps and its
+ * body budget. It never listens: main.ts or a test does.
+ */
+export function createRequestHandler(deps: AppDeps): RequestListener {
+  const post = createPost(deps);
+  const fast = createFastPost(post, { logger: deps.logger, metrics: deps.metrics, draining: deps.draining ?? new AbortController().signal });
+  const koa = createApp(deps, post).callback();
+  return (req, res) => {
+    if (!fast(req, res)) void koa(req, res);
+  };
+}
+
+/** The public API's base path: `/api/{PLATFORM_SEGMENT}/dh`. */
+const apiBase = (deps: AppDeps): string => `/api/${deps.config.platformSegment}/dh`;
+
+/** The POST's steps, built once: the fast path and the Koa route must share one body budget. */
+function createPost(deps: AppDeps): DynamicEventPost {
+  return createDynamicEventPost({
+    base: apiBase(deps),
+    authenticate: createAuthenticator({ token: deps.config.dynamicEventsToken, tokens: deps.tokens?.source, metrics: deps.metrics }),
+    registry: deps.registry,
+    media: deps.media,
+    maxBodyBytes: deps.config.maxBodyBytes,
+    maxImageBytes: deps.config.maxImageBytes,
+    maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
+    publicBaseUrl: deps.config.publicBaseUrl,
+    limitRate: deps.limitRate,
+  });
+}
+
+/** Builds the Koa app (errors middleware first) serving every route, the POST included. */
+export function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Koa<GatewayState> {
+  const app = new Koa<GatewayState>();
+  const draining = deps.draining ?? new AbortController().signal;
+  const router = buildRouter(deps, draining, post);
+
+  // Only failures after the response started (a media stream breaking mid-body, a client gone) get
+  // here. A client that went away already has its request line (status 499): nothing more to say.
+  app.on('error', (err: unknown, ctx?: { state?: Partial<GatewayState> }) => {
+    if (isClientFault(err)) return;
+    deps.logger.error({ err, requestId: ctx?.state?.requestId }, 'response failed after headers were sent');
+  });
+
+  app.use(errors(deps));
+  app.use(requestId());
+  app.use(accessLog(deps));
+  app.use(httpMetrics(deps));
+  app.use(requireHost());
+  app.use(closeWhenDraining(draining));
+  app.use(jsonFallbacks());
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  return app;
+}
+
+/** The routes: the public API under /api/{segment}/dh, and the probes. */
+function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPost): Router<GatewayState> {
+  // Every method Node parses is known to the router, so a known path answers any other method 405
+  // with Allow (TRACE, PROPFIND...), as the README says, rather than 501 "not implemented".
+  const router = new Router<GatewayState>({ methods: METHODS });
+  const base = apiBase(deps);
+  const auth = bearerAuth(post.authenticate);
+  dynamicEventRoutes(router, post);
+  // Before the single reads: "stream" must not be taken for an event id.
+  streamRoutes(router, base, { auth, registry: deps.registry, logger: deps.logger, draining });
+  listRoutes(router, base, { auth, registry: deps.registry });
+  readRoutes(router, base, { auth, registry: deps.registry });
+  mediaRoutes(router, base, { media: deps.media });
+  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, metrics: deps.metrics });
+  healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
+  return router;
+}
+
+/**
+ * While shutting down, every response closes its keep-alive connection so the server can stop.
+ * Checked again after the handler: a request that was in flight when shutdown began is answered
+ * after it, and its connection must not stay open waiting for a next request.
+ */
+function closeWhenDraining(draining: AbortSignal): GatewayMiddleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } finally {
+      if (draining.aborted && !ctx.headerSent) ctx.set('Connection', 'close');
+    }
+  };
+}
+
+/**
+ * The router leaves 404/405/501 without a body: give them the spec's `{"error"}` shape. Its
+ * OPTIONS answer (an empty text body) becomes 204, keeping the Allow header.
+ */
+function jsonFallbacks(): GatewayMiddleware {
+  const messages: Record<number, (ctx: GatewayContext) => string> = {
+    404: (ctx) => `no route for ${ctx.method} ${ctx.path}`,
+    405: (ctx) => `method ${ctx.method} not allowed for ${ctx.path} (allowed: ${ctx.response.get('Allow')})`,
+    501: (ctx) => `method ${ctx.method} not implemented`,
+  };
+  return async (ctx, next) => {
+    await next();
+    if (ctx.method === 'OPTIONS' && ctx.status === 200 && ctx.body === '') {
+      ctx.status = 204;
+      return;
+    }
+    const message = messages[ctx.status];
+    if (message === undefined || (ctx.body !== undefined && ctx.body !== null)) return;
+    const status = ctx.status;
+    ctx.body = { error: message(ctx) };
+    // Koa turns the status into 200 when a body is set on a status nobody set explicitly.
+    ctx.status = status;
+  };
+}

@@ -1,0 +1,84 @@
+import { once } from 'node:events';
+import { PassThrough } from 'node:stream';
+import type { Router } from '@koa/router';
+import { AppError } from '@dynamic-events/proto';
+import { type Logger } from '@dynamic-events/proto/runtime';
+import type { RegistryClient } from '../../clients/registry.js';
+import type { GatewayMiddleware, GatewayState } from '../context.js';
+import { FellBehindError } from '../../watch/chunk-queue.js';
+import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
+import { WatchHub } from '../../watch/watch-hub.js';
+import { EVENT_FILTERS } from './lists.js';
+
+export interface StreamDeps {
+  auth: GatewayMiddleware;
+  registry: RegistryClient;
+  logger: Logger;
+  /** Aborted when shutdown starts: every stream ends cleanly and its client reconnects elsewhere. */
+  draining: AbortSignal;
+}
+
+/** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
+export const STREAM_STALL_MS = 30_000;
+
+/** The registry names its own field (after_cursor): name the one this request used. */
+function renameCursorField(err: unknown, field: string): unknown {
+  if (!(err instanceof AppError) || err.details.field !== 'after_cursor') return err;
+  return new AppError(err.code, err.message.replaceAll('after_cursor', field), { ...err.details, field }, err);
+}
+
+/**
+ * GET …/dynamic-events/stream: what commits from now on (or after Last-Event-ID / ?after=), as SSE.
+ * The registry's first message is awaited before answering, so a bad parameter or cursor is still
+ * a 400 `{"error"}`; after that the response streams until the client leaves or the gateway shuts
+ * down. Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
+ * STREAM_LAG_BYTES behind, or reads nothing for STREAM_STALL_MS, is ended and resumes from its last id.
+ */
+export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
+  const { auth, registry, logger, draining } = deps;
+  const hub = new WatchHub({ registry });
+
+  router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
+    const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
+    const lastEventId = ctx.get('Last-Event-ID');
+    const cursorField = lastEventId ? 'Last-Event-ID' : 'after';
+    const query = { ...eventQueryOf(params), kinds: kindsOf(params.kinds), afterCursor: lastEventId || (params.after ?? '') };
+    const stop = new AbortController();
+    const end = () => stop.abort();
+    const requestId = ctx.state.requestId;
+    let chunks: AsyncIterableIterator<Buffer>;
+    try {
+      chunks = await hub.subscribe(query, { requestId, signal: stop.signal });
+    } catch (err) {
+      stop.abort();
+      throw renameCursorField(err, cursorField);
+    }
+    ctx.req.once('close', end);
+    draining.addEventListener('abort', end, { once: true });
+    ctx.status = 200;
+    ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
+    const out = new PassThrough();
+    ctx.body = out;
+    void (async () => {
+      try {
+        out.write(': connected\n\n');
+        for await (const chunk of chunks) {
+          if (!out.write(chunk)) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+        }
+      } catch (err) {
+        if (stop.signal.aborted) return;
+        if (err instanceof FellBehindError) {
+          logger.info({ requestId }, 'event stream client fell behind the shared stream; ended, it resumes from its last id');
+        } else if ((err as { name?: string }).name === 'AbortError') {
+          // The client stopped reading: nothing more can be said to it, cut the connection.
+          logger.info({ requestId }, 'event stream client read nothing for 30 s; closed');
+          ctx.req.socket.destroy();
+        } else logger.warn({ err, requestId }, 'event stream ended by the registry; the client resumes from its last id');
+      } finally {
+        draining.removeEventListener('abort', end);
+        stop.abort();
+        out.end();
+      }
+    })();
+  });
+}

@@ -1,0 +1,63 @@
+import type { Router } from '@koa/router';
+import { LIMITS } from '@dynamic-events/proto';
+import type { TokenClient } from '../../clients/tokens.js';
+import type { GatewayState } from '../context.js';
+import type { Metrics } from '../../metrics.js';
+import { adminAuth } from '../middleware/admin-auth.js';
+import { readJsonBody } from '../../ingest/json-body.js';
+import { jsonBody } from '../middleware/json-body.js';
+import { presentToken } from '../../api/token.js';
+import { createTokenAdminInput } from '../../tokens/admin-input.js';
+
+/** Admin bodies are a name and a policy: 64 KiB is far more than any needs. */
+const ADMIN_BODY_BYTES = 64 * 1024;
+
+/** What the admin routes need; without `adminToken` they are not served at all (404). */
+export interface TokenAdminDeps {
+  adminToken: string | undefined;
+  tokens: TokenClient;
+  metrics: Metrics;
+}
+
+/**
+ * The token admin API for operators and the settings UI, over the registry's TokenService:
+ * POST|GET {base}/settings/dynamic-events/tokens, GET|PATCH|DELETE …/tokens/{id} (DELETE revokes),
+ * GET|PATCH {base}/settings/dynamic-events ({"require_token"}). Bodies are checked for shape here,
+ * values by the registry (each rule has one owner); both answer 400 naming the field.
+ */
+export function tokenAdminRoutes(router: Router<GatewayState>, base: string, deps: TokenAdminDeps): void {
+  if (deps.adminToken === undefined) return;
+  const { tokens } = deps;
+  const auth = adminAuth(deps.adminToken, deps.metrics);
+  const input = createTokenAdminInput();
+  const body = jsonBody((req) => readJsonBody(req, { maxBodyBytes: ADMIN_BODY_BYTES, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues, maxImageBytes: 0 }));
+  const settings = `${base}/settings/dynamic-events`;
+  const call = (state: GatewayState) => ({ requestId: state.requestId });
+
+  router.post(`${settings}/tokens`, auth, body, async (ctx) => {
+    const { token, secret } = await tokens.create(input.draft(ctx.state.json?.body), call(ctx.state));
+    ctx.status = 201;
+    ctx.set('Location', `${settings}/tokens/${encodeURIComponent(token.id)}`);
+    // The secret is in this body only: never stored, logged or shown again.
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = { ...presentToken(token), token: secret };
+  });
+  router.get(`${settings}/tokens`, auth, async (ctx) => {
+    ctx.body = { tokens: (await tokens.list(call(ctx.state))).map(presentToken) };
+  });
+  router.get(`${settings}/tokens/:id`, auth, async (ctx) => {
+    ctx.body = presentToken(await tokens.get(ctx.params.id ?? '', call(ctx.state)));
+  });
+  router.patch(`${settings}/tokens/:id`, auth, body, async (ctx) => {
+    ctx.body = presentToken(await tokens.update(ctx.params.id ?? '', input.change(ctx.state.json?.body), call(ctx.state)));
+  });
+  router.delete(`${settings}/tokens/:id`, auth, async (ctx) => {
+    ctx.body = presentToken(await tokens.revoke(ctx.params.id ?? '', call(ctx.state)));
+  });
+  router.get(settings, auth, async (ctx) => {
+    ctx.body = { require_token: await tokens.getRequireToken(call(ctx.state)) };
+  });
+  router.patch(settings, auth, body, async (ctx) => {
+    ctx.body = { require_token: await tokens.setRequireToken(input.requireToken(ctx.state.json?.body), call(ctx.state)) };
+  });
+}

@@ -1,0 +1,31 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import { AppError } from '@dynamic-events/proto';
+import type { Metrics } from '../metrics.js';
+import { bearerTokenOf, digest } from './authenticator.js';
+
+const CHALLENGE = 'Bearer realm="dynamic-events-admin"';
+
+const digestBytes = (value: string): Buffer => Buffer.from(digest(value), 'base64');
+
+/** Throws UNAUTHENTICATED unless the request presents the admin credential. */
+export type AdminCheck = (req: IncomingMessage) => void;
+
+/**
+ * The admin API's own credential (ADMIN_TOKEN), separate from every ingest token: an integrator's
+ * token never manages tokens. Compared constant-time on hashes, like the bootstrap token.
+ */
+export function createAdminCheck(adminToken: string, metrics: Metrics): AdminCheck {
+  const expected = digestBytes(adminToken);
+  return (req) => {
+    const presented = bearerTokenOf(req);
+    if (presented === undefined) {
+      metrics.authFailures.inc({ reason: 'admin-missing' });
+      throw new AppError('UNAUTHENTICATED', 'missing admin bearer token', { wwwAuthenticate: CHALLENGE });
+    }
+    if (!timingSafeEqual(digestBytes(presented), expected)) {
+      metrics.authFailures.inc({ reason: 'admin-invalid' });
+      throw new AppError('UNAUTHENTICATED', 'invalid admin bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
+    }
+  };
+}

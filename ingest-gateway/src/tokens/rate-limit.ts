@@ -1,0 +1,105 @@
+import { AppError } from '@dynamic-events/proto';
+import { type Logger } from '@dynamic-events/proto/runtime';
+import { Redis } from 'ioredis';
+import type { Metrics } from '../metrics.js';
+import type { TokenCredential, TokenRate } from './token-model.js';
+
+/** Checks a request against its token's rate; resolves, or rejects with 429. Undefined: nothing to wait for. */
+export type RateLimiter = (token: TokenCredential | undefined) => Promise<void> | undefined;
+
+/**
+ * GCRA (the generic cell rate algorithm, as in ATM networks and redis-cell): one number per token,
+ * its theoretical arrival time (TAT). Each event moves it on by 1/per_second; an event is allowed
+ * while the TAT stays within `burst` intervals of now. Equivalent to a token bucket of `burst`
+ * refilled at `per_second`, without a refill timer. In Redis the step is one script over the
+ * server's own clock, so every gateway replica shares one count and one clock: the limit holds
+ * across replicas exactly (each request is one atomic step), only a client's retry timing depends
+ * on which replica answers. Answers [1, 0] (allowed) or [0, ms until the next event is allowed].
+ */
+const GCRA_SCRIPT = `
+local interval = tonumber(ARGV[1])
+local burst = tonumber(ARGV[2])
+local clock = redis.call('TIME')
+local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
+if tat < now then tat = now end
+local next_tat = tat + interval
+local allowed_at = next_tat - burst * interval
+if allowed_at > now then return {0, math.ceil(allowed_at - now)} end
+redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil(next_tat - now) + 1000)
+return {1, 0}`;
+
+type GcraRedis = Redis & { tokenGcra(key: string, intervalMs: number, burst: number): Promise<[number, number]> };
+
+/** The same step in this process (no Redis, or Redis unreachable): exact for one gateway. */
+function createLocalGcra(): (tokenId: string, rate: TokenRate, now: number) => number {
+  const tats = new Map<string, number>();
+  return (tokenId, rate, now) => {
+    const interval = 1000 / rate.perSecond;
+    const tat = Math.max(tats.get(tokenId) ?? 0, now);
+    const allowedAt = tat + interval - rate.burst * interval;
+    if (allowedAt > now) return Math.ceil(allowedAt - now);
+    tats.set(tokenId, tat + interval);
+    // Bounded by the live tokens with a rate; a token idle for a burst's time needs no entry.
+    if (tats.size > 10_000) for (const [id, t] of tats) if (t < now) tats.delete(id);
+    return 0;
+  };
+}
+
+/**
+ * The `rate` of a token's policy, checked before the body is read: over it, 429 with Retry-After
+ * naming the token and the rule, nothing read or stored. Shared through Redis when REDIS_URL is
+ * set; per replica otherwise, and while Redis is unreachable (logged, counted): the limit then
+ * applies per gateway, so N replicas let up to N times the rate through until Redis is back.
+ */
+export function createRateLimiter(deps: { redis: Redis | undefined; logger: Logger; metrics: Metrics }): RateLimiter {
+  const local = createLocalGcra();
+  const redis = deps.redis as GcraRedis | undefined;
+  redis?.defineCommand('tokenGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
+  let lastWarning = 0;
+
+  const refuse = (token: TokenCredential, rate: TokenRate, waitMs: number): AppError => {
+    deps.metrics.tokenRateChecks.inc({ result: 'limited' });
+    return new AppError('RESOURCE_EXHAUSTED', `token '${token.name}' is over its rate of ${rate.perSecond} events per second (burst ${rate.burst})`, {
+      rule: 'token-rate',
+      retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
+    });
+  };
+
+  async function shared(token: TokenCredential, rate: TokenRate): Promise<void> {
+    let waitMs: number;
+    try {
+      const [allowed, wait] = await redis!.tokenGcra(`dynamic-events:rate:${token.id}`, 1000 / rate.perSecond, rate.burst);
+      waitMs = allowed === 1 ? 0 : wait;
+    } catch (err) {
+      deps.metrics.tokenRateChecks.inc({ result: 'fallback' });
+      if (Date.now() - lastWarning > 10_000) {
+        lastWarning = Date.now();
+        deps.logger.warn({ err: { message: (err as Error).message } }, 'redis unavailable: token rate limits apply per gateway until it is back');
+      }
+      waitMs = local(token.id, rate, Date.now());
+    }
+    if (waitMs > 0) throw refuse(token, rate, waitMs);
+    deps.metrics.tokenRateChecks.inc({ result: 'allowed' });
+  }
+
+  return (token) => {
+    const rate = token?.policy.rate;
+    if (token === undefined || rate === undefined) return undefined;
+    if (redis) return shared(token, rate);
+    const waitMs = local(token.id, rate, Date.now());
+    if (waitMs > 0) return Promise.reject(refuse(token, rate, waitMs));
+    deps.metrics.tokenRateChecks.inc({ result: 'allowed' });
+    return undefined;
+  };
+}
+
+/**
+ * A client that fails fast instead of queueing while Redis is away (the limiter then checks
+ * locally); errors are the limiter's to log, once in a while, so the client's own are dropped.
+ */
+export function createRedisClient(url: string): Redis {
+  const redis = new Redis(url, { enableOfflineQueue: false, connectTimeout: 1000, commandTimeout: 500, maxRetriesPerRequest: 0, retryStrategy: (times) => Math.min(times * 200, 2000) });
+  redis.on('error', () => {});
+  return redis;
+}
