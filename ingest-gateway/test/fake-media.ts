@@ -1,7 +1,7 @@
 /** Test support: an in-memory media service that records every call (a plain object implementing MediaClient). */
 import { AppError, imageRuleError } from '@dynamic-events/proto';
 import type { ImageStream, MediaClient } from '../src/clients/media.js';
-import type { StoredImage } from '../src/api/model.js';
+import type { StoredImage } from '../src/model.js';
 
 export interface FakeMedia extends MediaClient {
   stored: Buffer[];

@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto';
 import { AppError, type registry } from '@dynamic-events/proto';
 import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../src/clients/registry.js';
-import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/api/model.js';
+import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/model.js';
 
 export const CREATED_AT = '2026-11-21T08:20:04.123456000Z';
 

@@ -21,7 +21,7 @@ import {
 } from '@dynamic-events/proto/runtime';
 import { createMediaClient, type MediaClient } from '../src/clients/media.js';
 import { createRegistryClient, type RegistryClient } from '../src/clients/registry.js';
-import type { EventInput } from '../src/api/model.js';
+import type { EventInput } from '../src/model.js';
 import { PNG_SIGNATURE, unimplementedReads, withLane } from './helpers.js';
 
 export const logger = pino({ level: 'silent' });

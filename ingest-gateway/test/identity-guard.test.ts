@@ -2,7 +2,7 @@
 import { AppError } from '@dynamic-events/proto';
 import { describe, expect, it } from 'vitest';
 import { createIdentityGuard } from '../src/ingest/identity-guard.js';
-import type { EventInput, ObjectRecord } from '../src/api/model.js';
+import type { EventInput, ObjectRecord } from '../src/model.js';
 
 function input(objectDomain: string, objectId: string): EventInput {
   return { source: { deviceName: 'd', objectDomain, objectId, objectName: 'n', objectType: 't' }, eventType: { eventType: 'e', displayName: 'E', displayDescription: 'D' }, properties: [], images: [], videoClips: [] };

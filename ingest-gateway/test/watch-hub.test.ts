@@ -8,7 +8,7 @@ import { describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { FellBehindError } from '../src/watch/chunk-queue.js';
 import type { RegistryClient } from '../src/clients/registry.js';
-import type { WatchChange, WatchMessage } from '../src/api/model.js';
+import type { WatchChange, WatchMessage } from '../src/model.js';
 import { WatchHub, type WatchQuery } from '../src/watch/watch-hub.js';
 import { CREATED_AT } from './fake-registry.js';
 

@@ -2,7 +2,7 @@ import { createLogger, createMetricsServer, hostPort, LogSafeError, onShutdownSi
 import type pg from 'pg';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
-import { applyBootstrapToken } from './domain/bootstrap-token.js';
+import { applyBootstrapToken } from './tokens/bootstrap-token.js';
 import { createPool } from './db/pool.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
 import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';

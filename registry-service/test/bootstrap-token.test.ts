@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { newTokenSecret } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { runMigrations } from '../src/db/migrate.js';
-import { applyBootstrapToken } from '../src/domain/bootstrap-token.js';
+import { applyBootstrapToken } from '../src/tokens/bootstrap-token.js';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
 import { silent, testPool, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 import { expectRefused, storedSettings, tokenApi, type TokenApi } from './token-api.js';

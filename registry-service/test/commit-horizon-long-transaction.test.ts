@@ -7,7 +7,7 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import type { CommitTail } from '../src/db/queries/commit-tail.js';
-import { createCommitHorizon } from '../src/domain/commit-horizon.js';
+import { createCommitHorizon } from '../src/watch/commit-horizon.js';
 import { createMetrics } from '../src/metrics.js';
 import { postgresAvailable } from '../../test/support/servers.js';
 import { silent, useFreshRegistry, type TestRegistry } from './helpers.js';

@@ -7,7 +7,7 @@
 import { AppError, fromItemStatus, registry } from '@dynamic-events/proto';
 import { describe, expect, it, vi } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { createKeyPurger } from '../src/domain/idempotency-purge.js';
+import { createKeyPurger } from '../src/jobs/idempotency-purge.js';
 import { countRows, sampleEvent, silent, startRegistry, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();

@@ -7,7 +7,7 @@ import { AppError, registry } from '@dynamic-events/proto';
 import { callStream } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { createRetention } from '../src/domain/retention.js';
+import { createRetention } from '../src/jobs/retention.js';
 import { countRows, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();

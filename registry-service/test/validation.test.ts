@@ -5,8 +5,8 @@
 import { AppError, fromServiceError, LIMITS, registry } from '@dynamic-events/proto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { validateEvent, withinLength } from '../src/domain/validate-event.js';
-import type { EventDraft } from '../src/domain/types.js';
+import { validateEvent, withinLength } from '../src/ingest/validate-event.js';
+import type { EventDraft } from '../src/model.js';
 import { postgresAvailable } from '../../test/support/servers.js';
 import { countRows, sampleEvent, useFreshRegistry, type TestRegistry } from './helpers.js';
 

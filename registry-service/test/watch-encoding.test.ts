@@ -1,7 +1,7 @@
 /** The Watch response encoding shared by watchers writes exactly what the generated encoder writes. */
 import { registry } from '@dynamic-events/proto';
 import { describe, expect, it } from 'vitest';
-import type { Change } from '../src/domain/commit-feed.js';
+import type { Change } from '../src/watch/commit-feed.js';
 import { createWatchEncoding } from '../src/rpc/watch-encoding.js';
 
 const times = { createdAtMicros: 1_795_000_000_000_000n, updatedAtMicros: 1_795_000_000_000_001n };

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../../test/support/servers.js';
 import { insertRecordBatch } from '../src/db/queries/record-events.js';
-import { uuidv7 } from '../src/domain/uuid-v7.js';
+import { uuidv7 } from '../src/uuid-v7.js';
 import { unique, type TestRegistry } from './helpers.js';
 import { batch, eventIds, useTwoReplicas, watch, WATCH_KIND_EVENT_CREATED, type Msg } from './watch-harness.js';
 

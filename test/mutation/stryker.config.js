@@ -10,17 +10,17 @@ import { readFileSync } from 'node:fs';
  */
 export const MUTATION_MODULES = [
   {
-    source: 'ingest-gateway/src/validation.ts',
+    source: 'ingest-gateway/src/ingest/validation.ts',
     tests: ['ingest-gateway/test/validation.test.ts', 'ingest-gateway/test/validation-rules.test.ts'],
   },
   {
-    source: 'ingest-gateway/src/base64.ts',
+    source: 'ingest-gateway/src/ingest/base64.ts',
     tests: ['ingest-gateway/test/base64.test.ts', 'ingest-gateway/test/base64-edges.test.ts', 'ingest-gateway/test/image-cut.test.ts'],
   },
-  { source: 'ingest-gateway/src/image-cut.ts', tests: ['ingest-gateway/test/image-cut.test.ts'] },
+  { source: 'ingest-gateway/src/ingest/image-cut.ts', tests: ['ingest-gateway/test/image-cut.test.ts'] },
   {
-    // The pure functions only: the Koa middleware above them is covered over HTTP by http-body-format.test.ts.
-    source: 'ingest-gateway/src/middleware/json-body.ts',
+    // The pure functions only: the body reading above them is covered over HTTP by http-body-format.test.ts.
+    source: 'ingest-gateway/src/ingest/json-body.ts',
     from: 'export function assertJsonContentType',
     tests: ['ingest-gateway/test/json-nesting.test.ts', 'ingest-gateway/test/json-body.test.ts'],
   },
@@ -30,11 +30,11 @@ export const MUTATION_MODULES = [
   },
   // The shared rules in proto: only tests importing proto's sources by path see the mutants (the
   // services' tests import @dynamic-events/proto, i.e. its build, which Stryker does not mutate).
-  { source: 'proto/src/event-rules.ts', tests: ['proto/test/event-rules.test.ts'] },
-  { source: 'proto/src/strict-utf8.ts', tests: ['proto/test/strict-utf8.test.ts'] },
-  { source: 'proto/src/safe-error.ts', tests: ['proto/test/safe-error.test.ts'] },
-  { source: 'proto/src/idempotency-key.ts', tests: ['proto/test/idempotency-key.test.ts'] },
-  { source: 'ingest-gateway/src/idempotency-key.ts', tests: ['ingest-gateway/test/idempotency-key-read.test.ts'] },
+  { source: 'proto/src/contract/event-rules.ts', tests: ['proto/test/event-rules.test.ts'] },
+  { source: 'proto/src/contract/strict-utf8.ts', tests: ['proto/test/strict-utf8.test.ts'] },
+  { source: 'proto/src/runtime/safe-error.ts', tests: ['proto/test/safe-error.test.ts'] },
+  { source: 'proto/src/contract/idempotency-key.ts', tests: ['proto/test/idempotency-key.test.ts'] },
+  { source: 'ingest-gateway/src/ingest/idempotency-key.ts', tests: ['ingest-gateway/test/idempotency-key-read.test.ts'] },
 ];
 
 /** A module as Stryker's `mutate` wants it: the file, or `file:first-last` lines when `from` is set. */

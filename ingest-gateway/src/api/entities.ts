@@ -1,4 +1,4 @@
-import type { DeviceRecord, EventTypeRecord, ObjectRecord } from './model.js';
+import type { DeviceRecord, EventTypeRecord, ObjectRecord } from '../model.js';
 
 /** GET …/dh/devices/{device_name}. */
 export function presentDevice(device: DeviceRecord) {

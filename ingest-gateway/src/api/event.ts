@@ -1,5 +1,5 @@
 import { BASE64_IMAGE_KEY } from '@dynamic-events/proto';
-import type { RecordedEvent } from './model.js';
+import type { RecordedEvent } from '../model.js';
 
 /** The event resource as the spec (2.4) shows it. */
 export interface EventJson {

@@ -1,4 +1,4 @@
-import type { WatchChange } from './model.js';
+import type { WatchChange } from '../model.js';
 import { presentDevice, presentEventType, presentObject } from './entities.js';
 import { presentEvent } from './event.js';
 

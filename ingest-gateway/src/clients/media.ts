@@ -1,6 +1,6 @@
 import { AppError, media, MEDIA_SERVICE_NAME } from '@dynamic-events/proto';
 import { callStream, createGrpcClient, createHealthChecker, createLanePool, type Interceptor } from '@dynamic-events/proto/runtime';
-import type { CallOptions, StoredImage } from '../api/model.js';
+import type { CallOptions, StoredImage } from '../model.js';
 
 /** An image being streamed from the media service; the first message already arrived (it exists). */
 export interface ImageStream {

@@ -1,6 +1,6 @@
 import { AppError, fromItemStatus, type registry } from '@dynamic-events/proto';
 import { createCoalescer, type ItemResult } from '@dynamic-events/proto/runtime';
-import type { CallOptions } from '../api/model.js';
+import type { CallOptions } from '../model.js';
 
 /** One event on its way to the registry, with the request id it arrived with. */
 interface Pending {

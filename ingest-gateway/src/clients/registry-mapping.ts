@@ -1,5 +1,5 @@
 import { formatTimestamp, type registry } from '@dynamic-events/proto';
-import type { DeviceRecord, EventTypeRecord, ObjectRecord, RecordedEvent } from '../api/model.js';
+import type { DeviceRecord, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
 
 /* Registry protobuf messages → gateway records (the only place besides the clients that sees them). */
 

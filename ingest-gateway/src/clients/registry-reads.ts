@@ -1,6 +1,6 @@
 import { AppError, INTERNAL_MESSAGE, registry } from '@dynamic-events/proto';
 import { callStream, callUnary } from '@dynamic-events/proto/runtime';
-import type { ChangeKind, EventQuery, WatchChange } from '../api/model.js';
+import type { ChangeKind, EventQuery, WatchChange } from '../model.js';
 import type { RegistryClient } from './registry.js';
 import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 

@@ -11,7 +11,7 @@ import {
   REGISTRY_SERVICE_NAME,
   REGISTRY_MAX_REQUEST_BYTES,
 } from '@dynamic-events/proto';
-import type { CallOptions, ChangeKind, DeviceRecord, EventInput, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchMessage } from '../api/model.js';
+import type { CallOptions, ChangeKind, DeviceRecord, EventInput, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchMessage } from '../model.js';
 import { createRegistryReads } from './registry-reads.js';
 import { required, toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher.js';

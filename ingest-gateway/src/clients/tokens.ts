@@ -1,6 +1,6 @@
 import { callUnary, createGrpcClient, type Interceptor } from '@dynamic-events/proto/runtime';
 import { registry, toProtoPolicy } from '@dynamic-events/proto';
-import type { CallOptions } from '../api/model.js';
+import type { CallOptions } from '../model.js';
 import type { TokenChange, TokenDraft, TokenRecord, TokenState } from '../tokens/token-model.js';
 import { toTokenRecord, toTokenState } from './token-mapping.js';
 

@@ -1,5 +1,5 @@
 import { invalidArgument, parseRfc3339 } from '@dynamic-events/proto';
-import type { ChangeKind, EventQuery, Instant, PageQuery } from '../api/model.js';
+import type { ChangeKind, EventQuery, Instant, PageQuery } from '../model.js';
 
 /** The query string as Koa parses it: a repeated parameter arrives as an array. */
 export type RawQuery = Record<string, string | string[] | undefined>;

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER, invalidArgument } from '@dynamic-events/proto';
-import type { IdempotencyInput } from '../api/model.js';
+import type { IdempotencyInput } from '../model.js';
 
 const HEADER = IDEMPOTENCY_KEY_HEADER.toLowerCase();
 

@@ -1,5 +1,5 @@
 import { AppError, fullObjectId, identityConflict } from '@dynamic-events/proto';
-import type { CallOptions, EventInput } from '../api/model.js';
+import type { CallOptions, EventInput } from '../model.js';
 import type { RegistryClient } from '../clients/registry.js';
 
 /** Identifiers remembered; beyond it the memory starts over (a cache of facts that never change). */

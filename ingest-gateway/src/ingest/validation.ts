@@ -1,6 +1,6 @@
 import { Ajv, type ErrorObject } from 'ajv';
 import { AppError, BASE64_IMAGE_KEY, checkEventCharacters, checkObjectIdOutsideDomain, invalidArgument, isBlank, ruleError } from '@dynamic-events/proto';
-import type { EventInput } from '../api/model.js';
+import type { EventInput } from '../model.js';
 import { DYNAMIC_EVENT_SCHEMA as schema } from './event-schema.js';
 
 /*

@@ -1,5 +1,5 @@
 import { AppError, domainAllowed } from '@dynamic-events/proto';
-import type { EventInput } from '../api/model.js';
+import type { EventInput } from '../model.js';
 import type { TokenCredential } from './token-model.js';
 
 /**

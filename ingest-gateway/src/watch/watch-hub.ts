@@ -1,7 +1,7 @@
 import { AppError } from '@dynamic-events/proto';
 import { ChunkQueue } from './chunk-queue.js';
 import type { RegistryClient } from '../clients/registry.js';
-import type { ChangeKind, EventQuery, WatchMessage } from '../api/model.js';
+import type { ChangeKind, EventQuery, WatchMessage } from '../model.js';
 import { Feed } from './watch-feed.js';
 import { createFrameCache, KEEP_ALIVE_FRAME, sseFrame } from '../api/sse.js';
 

@@ -1,6 +1,6 @@
 import { parseArgs } from 'node:util';
 import { parseRfc3339, policyFromJson, type Timestamp } from '@dynamic-events/proto';
-import type { TokenPolicy } from '../domain/token-policy.js';
+import type { TokenPolicy } from '../tokens/token-policy.js';
 
 /** What the operator asked for, with its flags parsed (their rules are the registry's to check). */
 export type Command =

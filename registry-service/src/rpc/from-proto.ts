@@ -1,6 +1,6 @@
 import { invalidArgument, microsFromTimestamp, registry, type Timestamp } from '@dynamic-events/proto';
-import type { EventFilterInput } from '../domain/list-filters.js';
-import type { ChangeKind } from '../domain/watch.js';
+import type { EventFilterInput } from '../reads/list-filters.js';
+import type { ChangeKind } from '../watch/watch.js';
 
 /* Protobuf requests → domain inputs (the counterpart of to-proto.ts). */
 

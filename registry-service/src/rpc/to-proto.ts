@@ -1,6 +1,6 @@
 import { registry, timestampFromMicros } from '@dynamic-events/proto';
-import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord, Outcome, RecordedEvent } from '../domain/types.js';
-import type { PositionedChange } from '../domain/watch.js';
+import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord, Outcome, RecordedEvent } from '../model.js';
+import type { PositionedChange } from '../watch/watch.js';
 import { WATCH_KINDS } from './from-proto.js';
 
 /* Domain records → protobuf messages: the only place besides the handlers that knows protobuf types. */

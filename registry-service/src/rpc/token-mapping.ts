@@ -1,5 +1,5 @@
 import { fromProtoPolicy, invalidArgument, microsFromTimestamp, registry, timestampFromMicros, toProtoPolicy, type Timestamp } from '@dynamic-events/proto';
-import type { TokenChange, TokenCredentialRecord, TokenDraft, TokenRecord } from '../domain/tokens.js';
+import type { TokenChange, TokenCredentialRecord, TokenDraft, TokenRecord } from '../tokens/token-rows.js';
 
 /* TokenService messages ↔ domain types; the handlers (tokens.ts) and the operator CLI share them. */
 

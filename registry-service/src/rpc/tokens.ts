@@ -1,7 +1,7 @@
 import { invalidArgument, registry } from '@dynamic-events/proto';
 import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
-import type { AuthSettings } from '../domain/token-sync.js';
-import type { Tokens } from '../domain/tokens.js';
+import type { AuthSettings } from '../tokens/token-sync.js';
+import type { Tokens } from '../tokens/tokens.js';
 import { toProtoCredential, toProtoToken, toTokenChange, toTokenDraft } from './token-mapping.js';
 
 export interface TokenHandlerDeps {

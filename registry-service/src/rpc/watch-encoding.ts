@@ -1,6 +1,6 @@
 import { BinaryWriter, registry } from '@dynamic-events/proto';
-import type { Change } from '../domain/commit-feed.js';
-import type { WatchMessage } from '../domain/watch.js';
+import type { Change } from '../watch/commit-feed.js';
+import type { WatchMessage } from '../watch/watch.js';
 import { toWatchChange } from './to-proto.js';
 
 /**

@@ -15,7 +15,7 @@ import { bodyBudget } from '../middleware/body-budget.js';
 import { readIdempotencyKey } from '../../ingest/idempotency-key.js';
 import { readJsonBody, type JsonBody } from '../../ingest/json-body.js';
 import { jsonBody } from '../middleware/json-body.js';
-import type { CallOptions, EventInput } from '../../api/model.js';
+import type { CallOptions, EventInput } from '../../model.js';
 import { presentEvent, type EventJson } from '../../api/event.js';
 import type { TokenCredential } from '../../tokens/token-model.js';
 import { checkTokenPolicy, registryDecidesFor } from '../../tokens/token-policy.js';

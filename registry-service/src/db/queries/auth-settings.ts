@@ -1,5 +1,5 @@
 import { policyFromJson } from '@dynamic-events/proto';
-import type { AuthSnapshot, TokenCredentialRecord } from '../../domain/tokens.js';
+import type { AuthSnapshot, TokenCredentialRecord } from '../../tokens/token-rows.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 

@@ -1,6 +1,6 @@
 import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
-import { BOOTSTRAP_TOKEN_NAME } from '../../domain/token-policy.js';
+import { BOOTSTRAP_TOKEN_NAME } from '../../tokens/token-policy.js';
 import type { Queryable } from '../pool.js';
 import { bumpVersionWhen } from './auth-settings.js';
 import { query } from './query.js';

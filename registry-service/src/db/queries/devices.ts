@@ -1,4 +1,4 @@
-import type { DeviceRecord } from '../../domain/types.js';
+import type { DeviceRecord } from '../../model.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 

@@ -1,4 +1,4 @@
-import type { EventTypeRecord } from '../../domain/types.js';
+import type { EventTypeRecord } from '../../model.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 

@@ -1,4 +1,4 @@
-import type { PropertyInput } from '../../domain/types.js';
+import type { PropertyInput } from '../../model.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 

@@ -1,4 +1,4 @@
-import type { DeviceRecord, EventTypeRecord, ObjectRecord } from '../../domain/types.js';
+import type { DeviceRecord, EventTypeRecord, ObjectRecord } from '../../model.js';
 import type { Queryable } from '../pool.js';
 import { DEVICE_COLUMNS, toDeviceRecord, type DeviceRow } from './devices.js';
 import { EVENT_TYPE_COLUMNS, toEventTypeRecord, type EventTypeRow } from './event-types.js';

@@ -1,4 +1,4 @@
-import type { ObjectRecord } from '../../domain/types.js';
+import type { ObjectRecord } from '../../model.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
 

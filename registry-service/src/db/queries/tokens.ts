@@ -1,5 +1,5 @@
 import { AppError, policyFromJson, policyToJson } from '@dynamic-events/proto';
-import type { NewTokenRow, TokenChange, TokenRecord } from '../../domain/tokens.js';
+import type { NewTokenRow, TokenChange, TokenRecord } from '../../tokens/token-rows.js';
 import type pg from 'pg';
 import type { Queryable } from '../pool.js';
 import { bumpVersionWhen } from './auth-settings.js';

@@ -4,7 +4,7 @@ import { purgeCommitLog } from '../db/queries/commit-log.js';
 import { deleteExpiredEvents } from '../db/queries/retention.js';
 import type { Metrics } from '../metrics.js';
 import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './background-job.js';
-import type { CommitHorizon } from './commit-horizon.js';
+import type { CommitHorizon } from '../watch/commit-horizon.js';
 
 /** How often expired rows are looked for. */
 export const RETENTION_INTERVAL_MS = 60_000;

@@ -7,8 +7,8 @@ import { insertRecordBatch, type NewDeviceRow, type NewEventTypeRow, type NewKey
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
 import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entities.js';
-import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from './types.js';
-import { uuidv7 } from './uuid-v7.js';
+import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from '../model.js';
+import { uuidv7 } from '../uuid-v7.js';
 
 export interface WriterDeps {
   pool: pg.Pool;

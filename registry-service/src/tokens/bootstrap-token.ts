@@ -1,7 +1,7 @@
 import { hashTokenSecret, tokenPrefixOf } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { revokeBootstrapToken, upsertBootstrapToken } from '../db/queries/bootstrap-token.js';
-import { uuidv7 } from './uuid-v7.js';
+import { uuidv7 } from '../uuid-v7.js';
 
 /** What applying the setting did, for the start-up log (never the secret, nor its hash). */
 export type BootstrapOutcome = 'created' | 'updated' | 'unchanged' | 'revoked' | 'absent';

@@ -5,8 +5,8 @@ import { listEvents } from '../db/queries/list-events.js';
 import { toEventRecord } from './reads.js';
 import { checkEventFilter, nameFilter, pageSizeOf, type EventFilterInput } from './list-filters.js';
 import { createTokenCodec, scopeOf } from './page-token.js';
-import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
-import { isUuid } from './uuid-v7.js';
+import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '../model.js';
+import { isUuid } from '../uuid-v7.js';
 
 /** A page of a list and the token of the next one (undefined on the last page). */
 export interface Page<T> {

@@ -3,11 +3,11 @@ import type pg from 'pg';
 import { existingEntities } from '../db/queries/entity-existence.js';
 import { tokenCreations } from '../db/queries/token-policies.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entities.js';
-import type { EventRecorder } from './record-events.js';
+import { deviceKey, objectKey, typeKey, type KnownEntities } from '../ingest/known-entities.js';
+import type { EventRecorder } from '../ingest/record-events.js';
 import type { TokenPolicies, TokenRules } from './token-policies.js';
 import { CREATABLE_KINDS } from './token-policy.js';
-import { fullObjectId, type NewEvent } from './types.js';
+import { fullObjectId, type NewEvent } from '../model.js';
 
 type Kind = (typeof CREATABLE_KINDS)[number];
 

@@ -3,9 +3,9 @@ import { type ItemResult } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
 import { findIdempotencyKeys, KEY_IN_USE_RULE } from '../db/queries/idempotency-keys.js';
 import type { Metrics } from '../metrics.js';
-import { toEventRecord } from './reads.js';
+import { toEventRecord } from '../reads/reads.js';
 import type { EventRecorder } from './record-events.js';
-import type { EventRecord, IdempotencyKey, NewEvent, RecordedEvent } from './types.js';
+import type { EventRecord, IdempotencyKey, NewEvent, RecordedEvent } from '../model.js';
 
 type Result = ItemResult<RecordedEvent>;
 

@@ -1,6 +1,6 @@
 import { AppError, invalidArgument } from '@dynamic-events/proto';
 import type { Change, CommitFeed } from './commit-feed.js';
-import { checkEventFilter, type EventFilter, type EventFilterInput } from './list-filters.js';
+import { checkEventFilter, type EventFilter, type EventFilterInput } from '../reads/list-filters.js';
 import { decodeCursor, encodeCursor, type Position } from './watch-cursor.js';
 
 export type ChangeKind = Change['kind'];

@@ -4,8 +4,8 @@ import { eventTypeKey } from '../db/queries/event-types.js';
 import { commitsBetween, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
 import type { Metrics } from '../metrics.js';
 import type { CommitHorizon } from './commit-horizon.js';
-import { toEventRecord } from './reads.js';
-import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
+import { toEventRecord } from '../reads/reads.js';
+import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '../model.js';
 
 /** One thing a commit created, as a watcher receives it. */
 export type Change =

@@ -1,6 +1,6 @@
 import { LIMITS, invalidArgument } from '@dynamic-events/proto';
-import { isUuid } from './uuid-v7.js';
-import { withinLength } from './validate-event.js';
+import { isUuid } from '../uuid-v7.js';
+import { withinLength } from '../ingest/validate-event.js';
 
 /** Page sizes of every list: 1 to 1000, 0 (unset) means the default. */
 export const PAGE_SIZE = Object.freeze({ default: 100, max: 1000 });

@@ -9,8 +9,8 @@ import {
   propertyField,
   ruleError,
 } from '@dynamic-events/proto';
-import type { EventDraft, IdempotencyKey, NewEvent, PropertyInput } from './types.js';
-import { isUuid } from './uuid-v7.js';
+import type { EventDraft, IdempotencyKey, NewEvent, PropertyInput } from '../model.js';
+import { isUuid } from '../uuid-v7.js';
 
 /**
  * Validates one event with the gateway's rules, limits and messages (all from @dynamic-events/proto;

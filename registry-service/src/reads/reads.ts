@@ -4,10 +4,10 @@ import { findDevice } from '../db/queries/devices.js';
 import { findEventType } from '../db/queries/event-types.js';
 import { findEvent, type StoredEvent } from '../db/queries/events.js';
 import { findObject } from '../db/queries/objects.js';
-import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from './types.js';
-import { objectRel } from './types.js';
-import { isUuid } from './uuid-v7.js';
-import { withinLength } from './validate-event.js';
+import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '../model.js';
+import { objectRel } from '../model.js';
+import { isUuid } from '../uuid-v7.js';
+import { withinLength } from '../ingest/validate-event.js';
 
 /** Lookups for other platform services and the gateway's read endpoints; unknown → NOT_FOUND. */
 export interface Reader {

@@ -1,5 +1,5 @@
 import { invalidArgument, type TokenPolicy, type TokenRate } from '@dynamic-events/proto';
-import { withinLength } from './validate-event.js';
+import { withinLength } from '../ingest/validate-event.js';
 
 // The policy's type and its JSON shape are shared with the gateway (proto's token-policy.ts).
 export type { TokenPolicy, TokenRate } from '@dynamic-events/proto';

@@ -1,6 +1,6 @@
 import { AppError } from '@dynamic-events/proto';
 import { createCoalescer, type ItemResult } from '@dynamic-events/proto/runtime';
-import type { NewEvent, RecordedEvent } from './types.js';
+import type { NewEvent, RecordedEvent } from '../model.js';
 import type { WriteEvents } from './write-events.js';
 
 /** Group-commit settings (from the config). */

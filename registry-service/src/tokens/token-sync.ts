@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import { readAuthSnapshot, readRequireToken, touchTokens, writeRequireToken } from '../db/queries/auth-settings.js';
-import { isTokenId, type AuthSnapshot } from './tokens.js';
+import { isTokenId } from './tokens.js';
+import type { AuthSnapshot } from './token-rows.js';
 
 /** The instance's authentication settings and the gateways' snapshot of them (TokenService's other half). */
 export interface AuthSettings {
