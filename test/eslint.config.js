@@ -19,7 +19,7 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       // Only a service's main.ts reads the environment; everything else gets config passed in.
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Read process.env only in main.ts and pass config down.' }],
-      // Issue 10: small files with one job, short functions. Tests too: a describe callback longer
+      // Small files with one job, short functions (the house rules). Tests too: a describe callback longer
       // than this is split by concern (generated code, dist and coverage are ignored above).
       'max-lines': ['error', { max: 250, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],

@@ -23,7 +23,7 @@ describe('routing', () => {
   });
 
   it('answers a wrong method 405 JSON with Allow', async () => {
-    // GET lists events since issue 8: PUT is the wrong method now.
+    // POST records, GET lists and HEAD answers GET's headers: PUT is a method the route lacks.
     const put = await fetch(`${gw.url}${API}/dynamic-events`, { method: 'PUT' });
     expect(put.status).toBe(405);
     expect(put.headers.get('allow')).toBe('POST, HEAD, GET');

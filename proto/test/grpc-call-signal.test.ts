@@ -50,7 +50,7 @@ describe('a call context signal', () => {
     const call = client.storeImage({ data: Buffer.from('wait') }, () => {});
     await running;
     call.cancel();
-    // The cancellation crosses HTTP/2 to the server: wait for it (a fixed 50 ms failed once under load).
+    // The cancellation crosses HTTP/2 to the server: wait for it (a fixed 50 ms is too short under load).
     await expect.poll(() => signals[1]?.aborted, { timeout: 5000 }).toBe(true);
     expect(signals).toHaveLength(2);
   });

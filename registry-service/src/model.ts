@@ -21,8 +21,8 @@ export interface PropertyInput {
 }
 
 /**
- * A caller's Idempotency-Key with the fingerprint of the request that carried it. `scope` is ''
- * until keys are scoped to the caller's token (issue 9); keys are unique per (scope, key).
+ * A caller's Idempotency-Key with the fingerprint of the request that carried it. `scope` is the
+ * sending token's id ('' for a call without a token); keys are unique per (scope, key).
  */
 export interface IdempotencyKey {
   scope: string;

@@ -49,7 +49,7 @@ describe.skipIf(!up)('the horizon poll with its tail', () => {
 
   it('never scans the events table: its plan, made while the table was small, still looks events up by key once it grew', async () => {
     const client = await a.pool.connect();
-    // This session's own counters, flushed before each read (pg_stat_force_next_flush, PostgreSQL 15).
+    // This connection's own counters, flushed before each read (pg_stat_force_next_flush, PostgreSQL 15).
     const seqScans = async () => {
       await client.query('SELECT pg_stat_force_next_flush()');
       await client.query('SELECT 1');

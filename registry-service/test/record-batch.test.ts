@@ -1,7 +1,7 @@
 /**
  * The write path is one SQL statement per RecordEvent(s) call: one round trip, atomic on its own, and
- * still right where separate statements were: parents created in the same statement satisfy the
- * object identity key, every event's device and event type exist (migration 0006 left those to the
+ * as right as separate statements would be: parents created in the same statement satisfy the
+ * object identity key, every event's device and event type exist (migration 0006 leaves those to the
  * statement), and concurrent overlapping batches (no lock at all) neither deadlock nor duplicate.
  */
 import { registry } from '@dynamic-events/proto';

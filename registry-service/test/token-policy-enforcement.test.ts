@@ -40,7 +40,7 @@ describe.skipIf(!up)('token attribution', () => {
     expect((await t.api.getEventType('acme.policy', 'shared_type')).eventType!.createdByTokenId).toBe(a.id);
     const listed = await t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: b.id } });
     expect(listed.events.map((e) => e.id)).toEqual([second.event!.id]);
-    // No token: empty, as before tokens existed.
+    // No token: empty, as for an instance that runs without tokens.
     expect((await t.api.recordEvent(sampleEvent({ source: { deviceName: unique('anon') } }))).event!.tokenId).toBe('');
   });
 

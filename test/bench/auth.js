@@ -1,4 +1,4 @@
-// The token overhead (issue 9: "with tokens on, steady-state ingest stays within 5 % of the
+// The token overhead (the goal: "with tokens on, steady-state ingest stays within 5 % of the
 // throughput without auth"): the steady load on one stack, alternated in rounds between the
 // instance open (no token required) and a token required and sent, switched through the admin API.
 import { steadyBody } from './bodies.js';

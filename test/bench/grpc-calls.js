@@ -10,8 +10,8 @@
  * child process. Variants alternate in rounds, each preceded by a short warm-up, and the report
  * gives each figure's median over the rounds and its ratio to plain unary: the machine is shared.
  *
- * It measures the design question behind the write path's per-call costs (README, Performance):
- * how much of a call is the call itself, and what a long-lived stream would leave of it.
+ * It measures the design question behind the write path's per-call costs (the lanes of
+ * proto/src/grpc-lanes-*.ts): how much of a call is the call itself, and what a long-lived stream would leave of it.
  */
 import { fork } from 'node:child_process';
 import { fileURLToPath } from 'node:url';

@@ -1,4 +1,4 @@
-// ListEvents over gRPC, as the other platform services call the registry (issue 8: "ListEvents for
+// ListEvents over gRPC, as the other platform services call the registry (the goal: "ListEvents for
 // one device's latest 100 events on a database holding 10 M events: p99 <= 20 ms"). One caller,
 // calls in turn: the latency of a call, without the gateway's HTTP and JSON (the `list` scenario
 // measures those, with 8 connections). CPU per call of the registry and Postgres, from /proc.

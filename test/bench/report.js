@@ -72,7 +72,7 @@ function gcTable(scenarios) {
   return table(['per 1,000 events: major GCs / GC pause ms', 'echo/gateway', 'registry', 'media'], rows);
 }
 
-/** The scenarios the memory goal is about (issue 7: "memory under the steady-state load"). */
+/** The scenarios the memory goal is about (the goal: "memory under the steady-state load"). */
 const STEADY_LOAD = ['steady', 'scale'];
 
 /** Max RSS per service over the given scenarios (all sampled ones by default). */

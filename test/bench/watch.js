@@ -108,9 +108,9 @@ export async function watchScenario(ctx, target) {
   const watched = [];
   // A watched round first whose ingest rate is not counted in the ratio: the stack's warm-up (warmUp)
   // runs the ingest path only, and watchers that stay connected pay the watch path's warm-up once
-  // (the goal is about the steady state). In the sixteenth session the first watched round was the
-  // lowest of every run; in the seventeenth the effect was within the noise (README). Its probes
-  // still count: a frame missing or late in a stream's first seconds fails the latency goal as before.
+  // (the goal is about the steady state): in some runs the first watched round is the lowest of the
+  // run, in others it is within the noise. Its probes still count: a frame missing or late in a
+  // stream's first seconds fails the latency goal like one in any other round.
   const warm = ctx.quick ? undefined : await roundWithWatchers(target, streamUrl, Math.min(5, seconds));
   for (let round = 0; round < rounds; round++) {
     for (const withWatchers of round % 2 === 0 ? [false, true] : [true, false]) {

@@ -1,5 +1,5 @@
 /**
- * Issue 12 regressions over HTTP through all three services (embedded stack, token set): logs hold
+ * Hostile input over HTTP through all three services (embedded stack, token set): logs hold
  * no token, body value or raw bytes; one full id names one object (409); invalid UTF-8 and lone
  * surrogates are 400 and store no image; identities not in NFC are 400 and store nothing; every rel
  * resolves to its object.

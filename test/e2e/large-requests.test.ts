@@ -49,10 +49,10 @@ describe.each(BACKEND_MODES)('requests at the documented limits (%s)', (mode) =>
     expect(await stored('large-all')).toBe(1);
   });
 
-  it('answers every request whose reply is larger than its request and than the old 4 MiB limit', async () => {
+  it('answers every request whose reply is larger than its request and than grpc-js\'s default 4 MiB limit', async () => {
     // A long object id makes the reply's rel larger than what the request alone carries; with about
-    // 4.19 MB of properties the request fits 4 MiB and the reply does not. The window was found on
-    // the old code (committed, then 500); the sweep covers it with room on both sides.
+    // 4.19 MB of properties the request fits 4 MiB and the reply does not, so a reply limit of 4 MiB
+    // would record the event and then answer 500. The sweep covers that window with room on both sides.
     const source = { device_name: '', object_id: '\u{1D11E}'.repeat(255), object_domain: `${'d'.repeat(200)}.x`, object_name: 'n', object_type: 't' };
     const base = Object.fromEntries(Array.from({ length: 255 }, (_, i) => [`p${i}`, 'é'.repeat(8_200)]));
     for (let extra = 3_128; extra <= 3_192; extra += 8) {

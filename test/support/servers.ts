@@ -88,7 +88,7 @@ export function tempDir(label: string): { path: string; remove: () => void } {
 /**
  * Ports this process has handed out. The kernel may give a just-released port to the next bind(0),
  * so two calls could return the same port and two services of one stack would then collide on
- * EADDRINUSE (CI saw exactly that: a gateway's PORT equal to its registry's metrics port).
+ * EADDRINUSE (for example a gateway's PORT equal to its registry's metrics port).
  */
 const handedOut = new Set<number>();
 

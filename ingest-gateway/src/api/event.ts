@@ -12,7 +12,7 @@ export interface EventJson {
   event_additional_properties: Record<string, string>;
   created_at: string;
   updated_at: string;
-  /** The token that sent it (null: none did); not in the spec's example, added by the token feature. */
+  /** The token that sent it (null: none did); not in the spec's example (tokens add it). */
   token_id: string | null;
 }
 

@@ -39,7 +39,7 @@ export function createMediaClient(address: string, options: MediaClientOptions):
   const client = createGrpcClient(media.MediaServiceClient, address, { maxMessageBytes: options.maxMessageBytes, interceptors: options.interceptors });
   const health = createHealthChecker(address, { interceptors: options.interceptors });
   // Images travel as messages on a few open StoreImageStream lanes (one per image in flight), not as
-  // unary calls: a call per image cost both sides several times what the message does (README, Performance).
+  // unary calls: a call per image costs both sides several times what the message does (`npm run bench:grpc`).
   const lanes = createLanePool(() => client.storeImageStream(), { deadlineMs: options.deadlineMs, channel: client.getChannel() });
 
   return {

@@ -5,7 +5,7 @@ import type { DeviceRecord, EventTypeRecord, ObjectRecord, RecordedEvent } from 
 
 /**
  * A decoded message is this mapping's alone (nothing else holds it), so its arrays are taken as
- * they are: copying them was a measurable share of a list's cost (100 events per page).
+ * they are: copying them is a measurable share of a list's cost (100 events per page).
  */
 export function toRecordedEvent(event: registry.Event): RecordedEvent {
   return {

@@ -58,7 +58,7 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
   const health = createHealthChecker(address, { interceptors: options.interceptors });
   const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
   // Batches travel as messages on a few open RecordEventsStream lanes, not as unary calls: a unary
-  // call cost the gateway and the registry several times what the message does (README, Performance).
+  // call costs the gateway and the registry several times what the message does (`npm run bench:grpc`).
   const lanes = createLanePool(() => client.recordEventsStream(), { deadlineMs: options.deadlineMs, channel: client.getChannel() });
   const record = createRecordBatcher(async (batch) => required((await lanes.send({ batch })).batch, 'RecordEventsStream', 'batch'), options.batching);
 

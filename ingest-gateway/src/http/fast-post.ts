@@ -25,7 +25,8 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 /**
  * POST {base}/dynamic-events at its exact path, on node:http without Koa: the one route that takes
  * thousands of requests a second. Koa, its router and the middleware chain cost about 50 µs per
- * request, as much as everything else the gateway does for a small event (README, Performance).
+ * request, as much as everything else the gateway does for a small event (bench `steady` scenario:
+ * the gateway's CPU per event is 312 µs on this path, 406 through Koa).
  * It runs the same steps as the Koa chain, through the same functions: request id, access log and
  * HTTP metrics, Host check, auth, body budget, body, the POST's own steps, failures answered by
  * createFailureAnswer, Connection: close while draining. Any other spelling of the path (letter

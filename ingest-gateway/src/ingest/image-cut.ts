@@ -12,13 +12,13 @@ const MARKER = `cut-image-${randomBytes(16).toString('hex')}`;
 const isJsonSpace = (byte: number | undefined): boolean => byte === 0x20 || byte === 0x09 || byte === 0x0a || byte === 0x0d;
 
 /**
- * Under image load, parsing the body cost more than anything else in the gateway: the body as one
- * text and JSON.parse's copy of the Base64 value are two strings of the image's size, each a V8
- * large-object allocation, then the value was decoded from the second. Here the first string token
+ * Under image load, parsing the body whole costs more than anything else in the gateway: the body as
+ * one text and JSON.parse's copy of the Base64 value are two strings of the image's size, each a V8
+ * large-object allocation, and the value is then decoded from the second. Here the first string token
  * after the first `"base64_image":` in the raw bytes is decoded in place (base64.ts) and replaced by
  * a marker, and only the rest of the body becomes text. Nothing is cut unless the token is long and
  * decodes as strict Base64 within `maxImageBytes` (so it held no JSON escapes): anything else
- * answers undefined and the body is parsed whole, as before. The caller must check that the marker
+ * answers undefined and the body is parsed whole, like any other. The caller must check that the marker
  * landed where base64_image belongs (`isCutAt`) and parse the whole body otherwise.
  */
 export function cutImage(body: Buffer, maxImageBytes: number): { text: string; image: Buffer } | undefined {

@@ -91,7 +91,7 @@ function bearerOf(req: IncomingMessage, metrics: Metrics): string {
 /**
  * True when the request carries Authorization more than once. A scan of the raw header list:
  * `req.headersDistinct` builds an object and an array per header on every request, which with a
- * token on every request was a visible share of the gateway's allocations.
+ * token on every request is a visible share of the gateway's allocations.
  */
 function sentTwice(raw: string[]): boolean {
   let seen = 0;

@@ -43,7 +43,7 @@ type Render = (message: WatchMessage, feed?: Feed) => Buffer;
  * The gateway's watches, as SSE chunks. Clients of the same filter share one registry stream: the
  * registry encodes, and the gateway decodes and renders, each change once however many follow it
  * (ten SSE clients with a stream each cost more CPU than the writes they reported). A client
- * resuming from a cursor the feed no longer holds catches up on a registry stream of its own and
+ * resuming from a cursor the feed has dropped catches up on a registry stream of its own and
  * moves onto the feed when that stream reaches a change the feed holds, so after a restart every
  * reconnecting client ends up on the shared stream again.
  */

@@ -10,8 +10,8 @@ import {
 /**
  * Serializers for the media messages that carry image bytes. ts-proto's serializers copy an image
  * three times on the way out (the writer's buffer grows to hold it, finish() slices it, and
- * Buffer.from copies the slice); under image load those 117 KiB copies were a large share of the
- * gateway's allocations and drove its major GCs. The wire bytes are the same as the generated
+ * Buffer.from copies the slice); under image load those 117 KiB copies are a large share of the
+ * gateway's allocations and drive its major GCs. The wire bytes are the same as the generated
  * encoders' (a test compares them); only the copies go.
  *
  * This module is the `media` namespace of the package: the generated code, with the service

@@ -12,7 +12,7 @@ export function formatTimestamp(ts: Timestamp | undefined): string {
   if (!ts) throw new Error('timestamp missing');
   // Events written together share their seconds (a list of 100 spans a few): the date and time of
   // day are formatted once per distinct second, only the fraction per value. A Date and its ISO
-  // string per value were the gateway's largest cost per listed event.
+  // string per value would be the gateway's largest cost per listed event.
   if (ts.seconds === lastSeconds && ts.nanos === lastNanos) return lastText;
   if (ts.seconds !== lastSeconds) {
     // Seconds of any representable date are far below 2^53: a double holds them exactly.
@@ -60,7 +60,7 @@ export function parseRfc3339(text: string): Timestamp | undefined {
   const check = new Date(0);
   check.setUTCFullYear(year, Number(mo) - 1, Number(d));
   check.setUTCHours(Number(h), Number(mi), Number(s), 0);
-  // A date that does not round-trip does not exist (2027-02-30 rolls over into March).
+  // A date that does not round-trip does not exist ("2027-02-30" rolls over into March).
   if (year < 1 || check.getUTCDate() !== Number(d) || check.getUTCMonth() !== Number(mo) - 1) return undefined;
   if (check.getUTCHours() !== Number(h) || Number(mi) > 59 || Number(s) > 59) return undefined;
   if (Number(oh) > 23 || Number(om) > 59) return undefined;

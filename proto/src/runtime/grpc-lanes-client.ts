@@ -157,7 +157,7 @@ export function createLanePool<Req, Res>(open: () => ClientDuplexStream<Req, Res
     lane.stream.end();
   }
 
-  /** The newest idle lane still current, or a new one; idle lanes no longer current are ended on the way. */
+  /** The newest idle lane still current, or a new one; stale idle lanes (an older epoch, or past their age) are ended on the way. */
   function take(): Lane<Req, Res> {
     const now = Date.now();
     for (let lane = idle.pop(); lane !== undefined; lane = idle.pop()) {

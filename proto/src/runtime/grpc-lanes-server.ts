@@ -22,7 +22,7 @@ function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
  * each request message is handled as a unary call would be (UTF-8 check, the handler, a log entry
  * per message, under the message's own request id when it carries one) and answered by one response
  * message, in the order the requests arrived, while several may be handled at once. Why: a unary
- * call costs both sides several times what a message on an open stream costs (README, Performance).
+ * call costs both sides several times what a message on an open stream costs (`npm run bench:grpc`).
  *
  * A message whose handler fails ends the stream with that failure's status, as the unary call would
  * have failed; messages the stream took before it are still answered first. (Our callers keep one

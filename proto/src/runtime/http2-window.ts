@@ -36,7 +36,7 @@ function widenSession(session: ServerHttp2Session): void {
  */
 export function widenServerWindows(server: Server): void {
   const listeners = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
-  if (!listeners) throw new Error('grpc-js Server no longer exposes its HTTP/2 listeners: update widenServerWindows');
+  if (!listeners) throw new Error('grpc-js Server does not expose its HTTP/2 listeners (http2Servers): update widenServerWindows');
   for (const listener of listeners.keys()) {
     if (listener.listeners('session').includes(widenSession)) continue;
     listener.on('session', widenSession);

@@ -24,7 +24,7 @@ export interface Locker {
  */
 export type AcquireOutcome = 'acquired' | 'contended' | 'timeout' | 'fallback';
 
-/** released: ours and deleted. expired: no longer ours (TTL passed). failed: store unreachable. not-held: nothing to release. */
+/** released: ours and deleted. expired: not ours any more (TTL passed). failed: store unreachable. not-held: nothing to release. */
 export type ReleaseOutcome = 'released' | 'expired' | 'failed' | 'not-held';
 
 export interface Lease {

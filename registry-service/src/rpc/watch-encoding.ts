@@ -22,8 +22,9 @@ export function createWatchEncoding(): WatchEncoding {
   const changes = new WeakMap<Change, registry.WatchChange>();
   const encoded = new WeakMap<registry.WatchChange, Uint8Array>();
   // One writer for every change and cursor: it keeps the buffer it grew, where a writer per
-  // message (WatchChange.encode(change).finish()) grew a new one from nothing each time: about
-  // 6.8 µs per event against 3.8 (README, "Thirteenth session").
+  // message (WatchChange.encode(change).finish()) grows a new one from nothing each time and copies
+  // the bytes twice more. Encoding a page of 100 changes: 3.8 µs per change with the kept writer,
+  // 6.8 with one per message; bench `watch` scenario, saturated with ten watchers: 1.09 × the events/s.
   const writer = new BinaryWriter();
   // Each change as field 1 of a WatchResponse (tag, length, message), built once.
   const bytesOf = (change: registry.WatchChange): Uint8Array => {

@@ -62,7 +62,7 @@ export interface PolicyCheck {
  * Applies `may_create` before anything is written: an event whose token may not create a kind of
  * entity is refused (PERMISSION_DENIED, naming the token and the rule) when its entity of that kind
  * does not exist; the others of the call go on. Entities are never deleted, so "exists now" stays
- * true until the write. Events of a token that is no longer live (revoked meanwhile) are refused
+ * true until the write. Events of a token that is not live (revoked meanwhile) are refused
  * too. max_devices / max_objects are counted inside the write statement itself (record-events-sql.ts);
  * `check` estimates them from the committed counts for CheckEvent.
  */

@@ -46,9 +46,9 @@ interface TailRow {
  *
  * One row of three JSON texts (poll: n, xmin, xid, bound, purged_through; the commits; the events),
  * each taken apart by one native JSON.parse: as rows of columns, pg's per-row and per-field parsing
- * of the events was most of what following the log cost the registry per event. The events are
+ * of the events is most of what following the log costs the registry per event. The events are
  * looked up by `= ANY (ARRAY(...))`: with `IN (SELECT unnest ...)` the prepared statement's generic
- * plan hashed a sequential scan of the whole events table at every poll.
+ * plan hashes a sequential scan of the whole events table at every poll.
  */
 const TAIL_SQL = `
 WITH h AS MATERIALIZED (

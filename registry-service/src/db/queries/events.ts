@@ -33,7 +33,7 @@ export interface EventRow {
 /**
  * The select list of an EventRow from the events table aliased `e`. The two text arrays and the
  * properties travel as one JSON text: pg parses a text[] character by character in JavaScript, and
- * that was the registry's largest cost per row of a list (about 15 % of its CPU for 100 events),
+ * that would be the registry's largest cost per row of a list (about 15 % of its CPU for 100 events),
  * where one JSON.parse is native.
  */
 export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.token_id,

@@ -93,7 +93,7 @@ export const RegistryServiceService = {
    * RecordEventsStream carries RecordEvents batches as messages on one long-lived stream: each request
    * message is one batch, answered by one response message with the same per-event results, in the
    * order the requests arrived. A unary call costs both sides several times what a message on an open
-   * stream costs (README, Performance), so the gateway keeps a few such streams open and sends its
+   * stream costs (`npm run bench:grpc`), so the gateway keeps a few such streams open and sends its
    * batches on them. A batch that fails as a whole (registry or database unavailable, batch too large)
    * ends the stream with that status; a batch sent after the registry began to shut down is not
    * processed, and the stream ends with OK once every batch it took is answered: a batch left without
@@ -251,7 +251,7 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
    * RecordEventsStream carries RecordEvents batches as messages on one long-lived stream: each request
    * message is one batch, answered by one response message with the same per-event results, in the
    * order the requests arrived. A unary call costs both sides several times what a message on an open
-   * stream costs (README, Performance), so the gateway keeps a few such streams open and sends its
+   * stream costs (`npm run bench:grpc`), so the gateway keeps a few such streams open and sends its
    * batches on them. A batch that fails as a whole (registry or database unavailable, batch too large)
    * ends the stream with that status; a batch sent after the registry began to shut down is not
    * processed, and the stream ends with OK once every batch it took is answered: a batch left without
@@ -344,7 +344,7 @@ export interface RegistryServiceClient extends Client {
    * RecordEventsStream carries RecordEvents batches as messages on one long-lived stream: each request
    * message is one batch, answered by one response message with the same per-event results, in the
    * order the requests arrived. A unary call costs both sides several times what a message on an open
-   * stream costs (README, Performance), so the gateway keeps a few such streams open and sends its
+   * stream costs (`npm run bench:grpc`), so the gateway keeps a few such streams open and sends its
    * batches on them. A batch that fails as a whole (registry or database unavailable, batch too large)
    * ends the stream with that status; a batch sent after the registry began to shut down is not
    * processed, and the stream ends with OK once every batch it took is answered: a batch left without

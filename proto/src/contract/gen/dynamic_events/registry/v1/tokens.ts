@@ -122,7 +122,7 @@ export interface UpdateTokenRequest {
   expiresAt:
     | Timestamp
     | undefined;
-  /** True: the token no longer expires (expires_at must then be unset). */
+  /** True: removes the expiry, so the token never expires (expires_at must then be unset). */
   clearExpiresAt: boolean;
 }
 
