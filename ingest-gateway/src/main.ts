@@ -86,6 +86,8 @@ runMain(bootLogger, async () => {
     },
     'ingest-gateway listening',
   );
+  // Under `npm start` the launcher waits for this message, never for whatever answers on the port.
+  process.send?.({ listening: { port, metricsPort } });
 
   onShutdownSignal(logger, async () => {
     // Readiness goes false first and requests are still served for DRAIN_DELAY_MS, so endpoints and

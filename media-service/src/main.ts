@@ -23,6 +23,8 @@ runMain(createLogger(SERVICE), async () => {
     { host: config.grpcHost, port, metricsPort, storage: storage.description, maxImageBytes: config.maxImageBytes, maxImagePixels: config.maxImagePixels },
     `${SERVICE} listening on ${hostPort(config.grpcHost, port)}`,
   );
+  // Under `npm start` the launcher waits for this message, never for whatever answers on the port.
+  process.send?.({ listening: { port, metricsPort } });
   onShutdownSignal(logger, async () => {
     await server.shutdown(config.shutdownTimeoutMs, config.drainDelayMs);
     // Last, so a scrape during the drain still answers.

@@ -84,6 +84,8 @@ runMain(logger, async () => {
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
     );
+    // Under `npm start` the launcher waits for this message, never for whatever answers on the port.
+    process.send?.({ listening: { port, metricsPort } });
   } catch (err) {
     await closeAll();
     throw err;

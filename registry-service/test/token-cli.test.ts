@@ -70,9 +70,10 @@ describe.skipIf(!up)('registry CLI commands', () => {
 
   it("exits 1 with the registry's message when it refuses, or when it cannot be reached", async () => {
     const missing = await cli('tokens', 'get', '0190d3c2-0000-7000-8000-000000000000');
-    expect(missing).toEqual({ code: 1, json: undefined, stderr: 'error: token 0190d3c2-0000-7000-8000-000000000000 not found (field id)\n' });
+    const used = `using the registry at ${address} (--address)\n`;
+    expect(missing).toEqual({ code: 1, json: undefined, stderr: `${used}error: token 0190d3c2-0000-7000-8000-000000000000 not found (field id)\n` });
     const refused = await cli('tokens', 'create', '--name', unique('bad'), '--policy', '{"rate": {"per_second": 1, "burst": 0}}');
-    expect(refused).toMatchObject({ code: 1, stderr: 'error: policy.rate.burst must be at least 1 (field policy.rate.burst)\n' });
+    expect(refused).toMatchObject({ code: 1, stderr: `${used}error: policy.rate.burst must be at least 1 (field policy.rate.burst)\n` });
     const code = await runCli(['tokens', 'list'], { REGISTRY_GRPC_PORT: '1' }, { stdout: () => undefined, stderr: (s) => expect(s).toContain('127.0.0.1:1') });
     expect(code).toBe(1);
   });
@@ -143,7 +144,8 @@ describe.skipIf(!up)('node registry-service/dist/cli/main.js against node regist
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout).revoked_at).toEqual(expect.any(String));
     const refused = await builtCli(local, 'tokens', 'revoke', JSON.parse(listed.stdout).tokens[0].id);
-    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: 'error: the bootstrap token changes only with DYNAMIC_EVENTS_TOKEN (field id)\n' });
+    const used = `using the registry at 127.0.0.1:${port} (REGISTRY_GRPC_PORT)\n`;
+    expect(refused).toMatchObject({ code: 1, stdout: '', stderr: `${used}error: the bootstrap token changes only with DYNAMIC_EVENTS_TOKEN (field id)\n` });
 
     registry.kill('SIGTERM');
     await exited;

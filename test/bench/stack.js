@@ -1,4 +1,4 @@
-// Starts the stack the way `npm start` does (node <root>/deploy/local/start.js) on free ports, and
+// Starts the stack the way `npm start` does (node <root>/deploy/local/dist/start.js) on free ports, and
 // the echo baseline; both stop cleanly, and the stack's log goes to a file so load does not flood.
 import { fork, spawn } from 'node:child_process';
 import { chmodSync, createWriteStream, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -40,13 +40,13 @@ function exited(child, ms) {
 
 /** Fails early with a clear message when `root` is not a built checkout. */
 export function checkRoot(root) {
-  for (const file of ['deploy/local/start.js', 'ingest-gateway/dist/main.js', 'registry-service/dist/main.js', 'media-service/dist/main.js']) {
+  for (const file of ['deploy/local/dist/start.js', 'ingest-gateway/dist/main.js', 'registry-service/dist/main.js', 'media-service/dist/main.js']) {
     if (!existsSync(join(root, file))) throw new Error(`${join(root, file)} is missing: is ${root} a built checkout (npm run build)?`);
   }
 }
 
 /**
- * Starts `<root>/deploy/local/start.js` with its own DATA_DIR and ports; resolves once /readyz says
+ * Starts `<root>/deploy/local/dist/start.js` with its own DATA_DIR and ports; resolves once /readyz says
  * ready, with the launcher's pid, the three services' pids, the POST URL and stop().
  */
 export async function startStack(root, env, name) {
@@ -55,7 +55,7 @@ export async function startStack(root, env, name) {
   const [port, registry, media, ...metrics] = await Promise.all(Array.from({ length: 6 }, freePort));
   const logFile = join(dataDir, 'stack.log');
   const log = createWriteStream(logFile);
-  const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'start.js')], {
+  const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'dist', 'start.js')], {
     cwd: root,
     env: {
       ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port),

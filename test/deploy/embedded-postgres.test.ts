@@ -18,7 +18,7 @@ import { reachableBinaries } from '../../deploy/local/postgres/reachable-paths.j
 import { expectSingleCreation, sampleEvent, silent, startRegistry } from '../../registry-service/test/helpers.js';
 import { tempDir } from '../support/servers.js';
 
-const DIST_MODULE = fileURLToPath(new URL('../../deploy/local/dist/embedded-postgres.js', import.meta.url));
+const DIST_MODULE = fileURLToPath(new URL('../../deploy/local/dist/postgres/embedded-postgres.js', import.meta.url));
 
 async function postmasterPid(dataDir: string): Promise<number | undefined> {
   const content = await readFile(join(dataDir, 'postgres', 'data', 'postmaster.pid'), 'utf8').catch(() => undefined);

@@ -6,10 +6,10 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderEnvTable } from '@dynamic-events/proto/runtime';
-import { LAUNCHER_ENV } from '../../deploy/local/config.js';
-import { GATEWAY_ENV } from '../../ingest-gateway/dist/config.js';
-import { MEDIA_ENV } from '../../media-service/dist/config.js';
-import { REGISTRY_ENV } from '../../registry-service/dist/config.js';
+import { LAUNCHER_ENV } from '../../deploy/local/dist/config.js';
+import { GATEWAY_ENV } from '@dynamic-events/ingest-gateway/config';
+import { MEDIA_ENV } from '@dynamic-events/media-service/config';
+import { REGISTRY_ENV } from '@dynamic-events/registry-service/config';
 
 const README = new URL('../../README.md', import.meta.url).pathname;
 const START = '<!-- config-table: generated from the env schemas by `npm run docs:config`; a test keeps it current -->';

@@ -153,7 +153,7 @@ describe('lifecycle: the token requirement outlives the bootstrap token', () => 
 describe('lifecycle: a bad setting', () => {
   it('stops with exit 1 and names the variable when a setting is bad', async () => {
     const bad = tempDir('e2e-bad-config');
-    const child = spawn(process.execPath, ['deploy/local/start.js'], {
+    const child = spawn(process.execPath, ['deploy/local/dist/start.js'], {
       cwd: REPO_ROOT,
       env: {
         PATH: process.env.PATH ?? '',

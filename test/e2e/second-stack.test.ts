@@ -1,13 +1,18 @@
 /**
  * Two `npm start` stacks on one machine with only PORT changed: the second finds the default
  * internal ports (gRPC 50051/50052, metrics 9464–9466) taken, picks free ones and says where they
- * are, instead of crashing with EADDRINUSE. Ports set explicitly stay strict.
+ * are, instead of crashing with EADDRINUSE. Ports set explicitly stay strict. The registry CLI
+ * finds the second stack's registry through its DATA_DIR, not the default port the first holds.
  */
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { createTestDatabase, postgresAvailable, tempDir } from '../support/servers.js';
-import { postJson, startedLine, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { postJson, REPO_ROOT, startedLine, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 
 afterAll(stopAllStacks);
 
@@ -40,8 +45,11 @@ describe.skipIf(!up)('a second stack beside the first', () => {
     const result = await stack?.stop('SIGTERM');
     for (const blocker of blockers) blocker?.close();
     await db?.drop();
+    // A stopped stack leaves no addresses behind for the CLI to call.
+    const stackFileLeft = dir && existsSync(join(dir.path, 'stack.json'));
     dir?.remove();
     expect(result?.code).toBe(0);
+    expect(stackFileLeft).toBe(false);
   });
 
   it('starts on free internal ports, says where each one is, and serves', async () => {
@@ -55,10 +63,30 @@ describe.skipIf(!up)('a second stack beside the first', () => {
     for (const url of Object.values(metrics)) expect((await fetch(url)).status).toBe(200);
   });
 
-  it('keeps an explicitly set port strict: taken, the stack fails to start', async () => {
+  it('writes where it listens to DATA_DIR/stack.json, where the registry CLI finds its registry', async () => {
+    const { grpc, metrics } = startedLine(stack.output());
+    const file = join(dir.path, 'stack.json');
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
+      pid: stack.process.pid,
+      url: `${stack.api}/dynamic-events`,
+      gateway: stack.baseUrl,
+      registry: grpc.registry,
+      media: grpc.media,
+      metrics,
+    });
+    // As an operator runs it beside `npm start`: no address given, only the stack's DATA_DIR.
+    const cli = join(REPO_ROOT, 'registry-service', 'dist', 'cli', 'main.js');
+    const env = { PATH: process.env.PATH ?? '', DATA_DIR: dir.path };
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, [cli, 'auth', 'show'], { cwd: REPO_ROOT, env });
+    expect(JSON.parse(stdout)).toEqual({ require_token: false });
+    expect(stderr).toBe(`using the registry at ${grpc.registry} (the stack npm start runs from ${file}, pid ${stack.process.pid})\n`);
+  });
+
+  it('keeps an explicitly set port strict: taken, the stack fails to start, naming it', async () => {
     const taken = tempDir('e2e-second-stack-strict');
     try {
-      await expect(startStack({ dataDir: taken.path, env: { DATABASE_URL: db.url, MEDIA_METRICS_PORT: '9466' }, defaultInternalPorts: true })).rejects.toThrow(/EADDRINUSE|exited/);
+      const starting = startStack({ dataDir: taken.path, env: { DATABASE_URL: db.url, MEDIA_METRICS_PORT: '9466' }, defaultInternalPorts: true });
+      await expect(starting).rejects.toThrow(/MEDIA_METRICS_PORT: port 9466 on 127\.0\.0\.1 is in use by another process/);
     } finally {
       taken.remove();
     }

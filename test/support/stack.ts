@@ -1,5 +1,5 @@
 /**
- * Runs the real product for end-to-end tests: `node deploy/local/start.js` (what `npm start` runs
+ * Runs the real product for end-to-end tests: `node deploy/local/dist/start.js` (what `npm start` runs
  * after building) with its three services as child processes, on free ports and a temporary
  * DATA_DIR, or on the real Postgres/Redis/S3 when their variables are passed.
  */
@@ -48,7 +48,8 @@ export interface StackOptions {
 /**
  * Starts a stack, retrying (up to three times, on new ports) only when a port this harness picked was
  * taken meanwhile by another test worker: between picking a free port and the child binding it, any
- * process may bind it. A port the test sets itself stays strict: its EADDRINUSE is the answer.
+ * process may bind it (the launcher then refuses it at start, or a service fails with EADDRINUSE). A
+ * port the test sets itself stays strict: that refusal is the answer.
  */
 export async function startStack(options: StackOptions): Promise<Stack> {
   const testSetAPort = Object.keys(options.env ?? {}).some((name) => name.endsWith('PORT'));
@@ -56,7 +57,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     try {
       return await startStackOnce(options);
     } catch (err) {
-      if (attempt >= 3 || testSetAPort || !/EADDRINUSE/.test(String(err))) throw err;
+      if (attempt >= 3 || testSetAPort || !/EADDRINUSE|is in use by another process/.test(String(err))) throw err;
     }
   }
 }
@@ -84,7 +85,7 @@ async function startStackOnce(options: StackOptions): Promise<Stack> {
     LOG_LEVEL: 'info',
     ...options.env,
   };
-  const [cmd, args] = options.command === 'npm-start' ? ['npm', ['start', '--silent']] : [process.execPath, ['deploy/local/start.js']];
+  const [cmd, args] = options.command === 'npm-start' ? ['npm', ['start', '--silent']] : [process.execPath, ['deploy/local/dist/start.js']];
   // detached: its own process group, like a terminal session, so a group signal reaches npm too.
   const child = spawn(cmd, args, { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';

@@ -8,8 +8,8 @@ import type { Logger } from 'pino';
 import { loadPostgresBinaries, postgresUser, type PostgresBinaries, type RunAs } from './postgres-binaries.js';
 import { clusterLocation, reachableBinaries } from './reachable-paths.js';
 import { claimOwnership, clearLeftoverPostmaster, sleep, stopProcess } from './postmaster.js';
-// The registry owns SQL, this included: the launcher uses its built query module.
-import { ensureDatabaseExists } from '../../../registry-service/dist/db/queries/databases.js';
+// The registry owns SQL, this statement included: the launcher uses its package's public entry.
+import { ensureDatabaseExists } from '@dynamic-events/registry-service/databases';
 
 export interface EmbeddedPostgresOptions {
   /** DATA_DIR; the cluster lives in `${dataDir}/postgres/data` (a link when the postgres user cannot reach DATA_DIR). */

@@ -14,7 +14,7 @@ export type Command =
   | { kind: 'help' };
 
 export interface Invocation {
-  /** --address; undefined: the local registry's port. */
+  /** --address; undefined: found from the environment (target.ts). */
   address: string | undefined;
   command: Command;
 }
@@ -35,7 +35,9 @@ Commands (output is JSON, in the HTTP API's shapes):
   auth show
   auth set --require-token true|false
 
---address defaults to 127.0.0.1:$REGISTRY_GRPC_PORT (50051).
+Without --address: $REGISTRY_ADDR, else 127.0.0.1:$REGISTRY_GRPC_PORT when it is set, else the
+registry of the stack npm start runs from $DATA_DIR (./.data; it writes DATA_DIR/stack.json),
+else 127.0.0.1:50051. The address used is printed on stderr.
 --policy: {"may_create": ["devices","objects","event_types"], "domains": ["acme.camera.*"],
            "max_devices": n, "max_objects": n, "rate": {"per_second": n, "burst": n}}`;
 

@@ -1,6 +1,7 @@
 import { AppError } from '@dynamic-events/proto';
-import { connectable, defineEnv, REGISTRY_GRPC_PORT, type Environment } from '@dynamic-events/proto/runtime';
+import { connectable, DATA_DIR, defineEnv, type EnvVar, REGISTRY_ADDR, REGISTRY_GRPC_PORT, type Environment } from '@dynamic-events/proto/runtime';
 import { parseCommandLine, USAGE, UsageError } from './args.js';
+import { resolveTarget } from './target.js';
 import { runCommand } from './token-client.js';
 
 /** Where the CLI writes: the process' streams in main.ts, buffers in tests. */
@@ -12,8 +13,15 @@ export interface CliOutput {
 /** Exit codes: 0 done, 1 the registry refused or could not be reached, 2 a bad command line. */
 export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
-/** The only variable the CLI reads: the registry's port, for the default address (it runs in the registry's pod). */
-const CLI_ENV = defineEnv({ REGISTRY_GRPC_PORT: connectable(REGISTRY_GRPC_PORT) });
+/** REGISTRY_GRPC_PORT without its default: set, it names the registry beside the CLI (in its pod). */
+const { default: _unset, ...portSchema } = connectable(REGISTRY_GRPC_PORT).schema;
+
+/** The variables the CLI reads, to find its registry (target.ts). */
+const CLI_ENV = defineEnv({
+  REGISTRY_ADDR,
+  REGISTRY_GRPC_PORT: { ...connectable(REGISTRY_GRPC_PORT), schema: portSchema } as EnvVar<number, false>,
+  DATA_DIR,
+});
 
 /**
  * The operator CLI (`kubectl exec` into a registry pod): manages tokens and the token requirement
@@ -27,7 +35,8 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
       out.stdout(`${USAGE}\n`);
       return EXIT.ok;
     }
-    const target = address ?? `127.0.0.1:${CLI_ENV.load(env).REGISTRY_GRPC_PORT}`;
+    const { address: target, source } = await resolveTarget({ flag: address, ...CLI_ENV.load(env) });
+    out.stderr(`using the registry at ${target} (${source})\n`);
     const result = await runCommand(target, command).catch((err: unknown) => {
       // "a backend service is unavailable" alone would not tell the operator which address failed.
       if (err instanceof AppError && (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED')) {

@@ -9,6 +9,8 @@ import {
   DATA_DIR,
   DATABASE_URL,
   defineEnv,
+  type EnvValues,
+  type EnvVar,
   GRPC_HOST,
   HOST,
   integer,
@@ -25,14 +27,14 @@ import {
   withDefault,
 } from '@dynamic-events/proto/runtime';
 
-/** An internal port: as set, else its default when free, else any free port (ports.js). */
-function internalPort(variable) {
+/** An internal port: as set, else its default when free, else any free port (ports.ts). */
+function internalPort(variable: EnvVar<number, true>): EnvVar<number, false> {
   const { default: _unset, ...schema } = variable.schema;
-  return { ...variable, schema, defaultText: 'a free port if that one is taken' };
+  return { ...variable, schema, defaultText: 'a free port if that one is taken' } as EnvVar<number, false>;
 }
 
 /** A metrics port of one service, which the launcher hands it as METRICS_PORT. */
-function metricsPortOf(service, fallback) {
+function metricsPortOf(service: string, fallback: number): EnvVar<number, false> {
   return integer({
     minimum: 1,
     maximum: 65535,
@@ -62,3 +64,6 @@ export const LAUNCHER_ENV = defineEnv({
   METRICS_HOST: withDefault(METRICS_HOST, '127.0.0.1'),
   LOG_LEVEL,
 });
+
+/** The launcher's validated variables. */
+export type LauncherConfig = EnvValues<typeof LAUNCHER_ENV.vars>;

@@ -1,0 +1,60 @@
+/**
+ * Everything settled before the launcher starts a process: the ports (ports.ts), each service's
+ * environment, and each service's verdict on it (service-configs.ts). A stack that cannot run
+ * fails here, in well under a second, naming every variable to change.
+ */
+import { hostPort, LogSafeError, type Environment } from '@dynamic-events/proto/runtime';
+import type { LauncherConfig } from './config.js';
+import { planPorts } from './ports.js';
+import { checkServiceConfigs, type ServiceName } from './service-configs.js';
+
+/** Stands in for the embedded Postgres' URL (known only once it runs) while the registry's settings are checked. */
+const EMBEDDED_URL_SHAPE = 'postgres://postgres@127.0.0.1:5432/dynamic_events';
+
+export interface StackPlan {
+  /** Each service's environment; the registry's DATABASE_URL is added once an embedded Postgres runs. */
+  envs: Record<ServiceName, NodeJS.ProcessEnv>;
+  registryAddr: string;
+  mediaAddr: string;
+  /** Each service's metrics port. */
+  metricsPorts: Record<ServiceName, number>;
+  /** Unset ports whose default was taken, and the port chosen instead (for a warning each). */
+  moved: Array<{ name: string; from: number; to: number }>;
+}
+
+export async function planStack(config: LauncherConfig, env: Environment): Promise<StackPlan> {
+  const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
+  const { ports, moved, problems } = await planPorts([
+    { name: 'PORT', value: config.PORT, host: config.HOST },
+    { name: 'REGISTRY_GRPC_PORT', value: config.REGISTRY_GRPC_PORT, fallback: 50051, host: grpcHost },
+    { name: 'MEDIA_GRPC_PORT', value: config.MEDIA_GRPC_PORT, fallback: 50052, host: grpcHost },
+    // Three processes on one host need three metrics ports; in Kubernetes each pod just sets METRICS_PORT.
+    { name: 'GATEWAY_METRICS_PORT', value: config.GATEWAY_METRICS_PORT, fallback: 9464, host: metricsHost },
+    { name: 'REGISTRY_METRICS_PORT', value: config.REGISTRY_METRICS_PORT, fallback: 9465, host: metricsHost },
+    { name: 'MEDIA_METRICS_PORT', value: config.MEDIA_METRICS_PORT, fallback: 9466, host: metricsHost },
+  ]);
+  const port = (name: string) => ports[name] ?? 0;
+  const registryAddr = config.REGISTRY_ADDR ?? hostPort('127.0.0.1', port('REGISTRY_GRPC_PORT'));
+  const mediaAddr = config.MEDIA_ADDR ?? hostPort('127.0.0.1', port('MEDIA_GRPC_PORT'));
+  const shared = {
+    ...env,
+    REGISTRY_GRPC_PORT: String(port('REGISTRY_GRPC_PORT')),
+    MEDIA_GRPC_PORT: String(port('MEDIA_GRPC_PORT')),
+    GRPC_HOST: grpcHost,
+    REGISTRY_ADDR: registryAddr,
+    MEDIA_ADDR: mediaAddr,
+    SHUTDOWN_TIMEOUT_MS: String(config.SHUTDOWN_TIMEOUT_MS),
+    METRICS_HOST: metricsHost,
+  };
+  const metricsPorts = { gateway: port('GATEWAY_METRICS_PORT'), registry: port('REGISTRY_METRICS_PORT'), media: port('MEDIA_METRICS_PORT') };
+  const envs = {
+    gateway: { ...shared, METRICS_PORT: String(metricsPorts.gateway) },
+    registry: { ...shared, METRICS_PORT: String(metricsPorts.registry) },
+    media: { ...shared, METRICS_PORT: String(metricsPorts.media) },
+  };
+  const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE } });
+  const all = [...refused, ...problems];
+  // Written from variable names and rules only, never a value: safe to log whole.
+  if (all.length > 0) throw new LogSafeError(`the stack cannot start: ${all.join('; ')}`);
+  return { envs, registryAddr, mediaAddr, metricsPorts, moved };
+}

@@ -1,0 +1,46 @@
+/**
+ * `DATA_DIR/stack.json`: where the stack started from this DATA_DIR listens, for the tools beside it.
+ * The registry's CLI reads `registry` from it, so it calls this stack's registry rather than a
+ * default port that another stack may hold. Written once every service is ready, removed when the
+ * stack stops; `pid` (the launcher's) tells a reader that a file was left by a killed launcher.
+ */
+import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+export interface StackFile {
+  pid: number;
+  /** The events URL, as the start-up line shows it. */
+  url: string;
+  /** The gateway on this machine (`PUBLIC_BASE_URL` may name an ingress instead). */
+  gateway: string;
+  /** gRPC addresses (host:port). */
+  registry: string;
+  media: string;
+  /** Each service's `/metrics` URL. */
+  metrics: Record<string, string>;
+}
+
+export function stackFilePath(dataDir: string): string {
+  return join(resolve(dataDir), 'stack.json');
+}
+
+/** Replaces the file in one step (a reader never sees half of it). */
+export async function writeStackFile(dataDir: string, stack: StackFile): Promise<void> {
+  const path = stackFilePath(dataDir);
+  await mkdir(resolve(dataDir), { recursive: true });
+  await writeFile(`${path}.${process.pid}.tmp`, `${JSON.stringify(stack, null, 2)}\n`);
+  await rename(`${path}.${process.pid}.tmp`, path);
+}
+
+/** Removes the file if this process wrote it (another stack on the same DATA_DIR may have replaced it). */
+export async function removeStackFile(dataDir: string): Promise<void> {
+  const path = stackFilePath(dataDir);
+  const text = await readFile(path, 'utf8').catch(() => undefined);
+  let pid: unknown;
+  try {
+    pid = text === undefined ? undefined : (JSON.parse(text) as { pid?: unknown }).pid;
+  } catch {
+    pid = undefined;
+  }
+  if (pid === process.pid) await unlink(path).catch(() => undefined);
+}

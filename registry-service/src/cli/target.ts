@@ -1,0 +1,59 @@
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+
+/** Where the CLI calls the registry, and why there (printed on stderr, so the operator knows which stack answered). */
+export interface Target {
+  address: string;
+  source: string;
+}
+
+export interface TargetSettings {
+  /** --address */
+  flag: string | undefined;
+  REGISTRY_ADDR: string | undefined;
+  /** Only when set: unset, a local stack's own port comes before the default. */
+  REGISTRY_GRPC_PORT: number | undefined;
+  DATA_DIR: string;
+}
+
+/** The registry port everyone gets when nothing else is known (the registry's own default). */
+const DEFAULT_ADDRESS = '127.0.0.1:50051';
+
+/**
+ * The registry to call, the first of: --address, REGISTRY_ADDR, REGISTRY_GRPC_PORT on this host
+ * (how it runs in a registry pod), the registry of the stack `npm start` runs from DATA_DIR (its
+ * launcher writes `DATA_DIR/stack.json` and removes it when it stops), 127.0.0.1:50051. The stack
+ * file matters when several stacks run on one machine: the default port may be another stack's.
+ */
+export async function resolveTarget(settings: TargetSettings): Promise<Target> {
+  if (settings.flag !== undefined) return { address: settings.flag, source: '--address' };
+  if (settings.REGISTRY_ADDR !== undefined) return { address: settings.REGISTRY_ADDR, source: 'REGISTRY_ADDR' };
+  if (settings.REGISTRY_GRPC_PORT !== undefined) return { address: `127.0.0.1:${settings.REGISTRY_GRPC_PORT}`, source: 'REGISTRY_GRPC_PORT' };
+  const file = join(resolve(settings.DATA_DIR), 'stack.json');
+  const stack = await readStackFile(file);
+  if (stack === undefined) return { address: DEFAULT_ADDRESS, source: `default: no stack started by npm start runs from ${file}` };
+  if (!isRunning(stack.pid)) return { address: DEFAULT_ADDRESS, source: `default: ${file} was left by a stack that is gone (pid ${stack.pid})` };
+  return { address: stack.registry, source: `the stack npm start runs from ${file}, pid ${stack.pid}` };
+}
+
+/** The launcher's stack file (deploy/local/stack-file.ts): its pid and the registry's address; undefined when absent or not one. */
+async function readStackFile(file: string): Promise<{ pid: number; registry: string } | undefined> {
+  const text = await readFile(file, 'utf8').catch(() => undefined);
+  if (text === undefined) return undefined;
+  try {
+    const { pid, registry } = JSON.parse(text) as { pid?: unknown; registry?: unknown };
+    return typeof pid === 'number' && typeof registry === 'string' ? { pid, registry } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isRunning(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    // EPERM: it exists, under another user.
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
