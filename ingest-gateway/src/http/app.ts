@@ -16,6 +16,7 @@ import { errors } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { requireHost } from './middleware/require-host.js';
+import { closeWhenDraining } from './middleware/close-when-draining.js';
 import { createFastPost } from './fast-post.js';
 import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
 import { healthRoutes } from './routes/health.js';
@@ -125,21 +126,6 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, metrics: deps.metrics });
   healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
   return router;
-}
-
-/**
- * While shutting down, every response closes its keep-alive connection so the server can stop.
- * Checked again after the handler: a request that was in flight when shutdown began is answered
- * after it, and its connection must not stay open waiting for a next request.
- */
-function closeWhenDraining(draining: AbortSignal): GatewayMiddleware {
-  return async (ctx, next) => {
-    try {
-      await next();
-    } finally {
-      if (draining.aborted && !ctx.headerSent) ctx.set('Connection', 'close');
-    }
-  };
 }
 
 /**

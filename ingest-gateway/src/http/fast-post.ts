@@ -7,7 +7,8 @@ import { createFailureAnswer } from './failure-answer.js';
 import { createHttpMetricsRecorder } from './middleware/http-metrics.js';
 import { requestIdOf } from './middleware/request-id.js';
 import { checkHost } from './middleware/require-host.js';
-import type { DynamicEventPost } from './routes/dynamic-events.js';
+import { closeIfDraining } from './middleware/close-when-draining.js';
+import { runDynamicEventPost, type DynamicEventPost } from './routes/dynamic-events.js';
 
 /** Returns true when it took the request; false leaves it to the Koa app. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -27,10 +28,11 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * thousands of requests a second. Koa, its router and the middleware chain cost about 50 µs per
  * request, as much as everything else the gateway does for a small event (bench `steady` scenario:
  * the gateway's CPU per event is 312 µs on this path, 406 through Koa).
- * It runs the same steps as the Koa chain, through the same functions: request id, access log and
- * HTTP metrics, Host check, auth, body budget, body, the POST's own steps, failures answered by
- * createFailureAnswer, Connection: close while draining. Any other spelling of the path (letter
- * case, a trailing slash, percent-encoding) and every other route stay with Koa.
+ * It gives the request what the Koa chain gives every request, through the same functions (request
+ * id, access log and HTTP metrics, Host check, failures answered by createFailureAnswer,
+ * closeIfDraining), around the POST's steps in their one order: runDynamicEventPost, which the Koa
+ * route runs too. Any other spelling of the path (letter case, a trailing slash, percent-encoding)
+ * and every other route stay with Koa.
  */
 export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): FastPath {
   const answerFailure = createFailureAnswer(deps);
@@ -38,21 +40,23 @@ export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): Fast
   const recordMetrics = createHttpMetricsRecorder(deps);
   const route = () => post.path;
 
+  /** Host check (the Koa chain's requireHost), then the POST's steps (runDynamicEventPost); never rejects. */
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
-    let reserved = 0;
     try {
       checkHost(req);
-      const token = post.authenticate(req);
-      const limited = post.limitRate(token);
-      if (limited) await limited;
-      reserved = post.budget.reserve(req);
-      const body = await post.readBody(req);
-      send(res, 200, requestId, JSON.stringify(await post.record(req, body, requestId, token)), undefined, deps.draining);
+      send(res, 200, requestId, JSON.stringify(await runDynamicEventPost(post, req, requestId)), undefined, deps.draining);
     } catch (err) {
+      fail(res, requestId, err);
+    }
+  }
+
+  /** A failure's answer, as the Koa chain's errors middleware gives it. */
+  function fail(res: ServerResponse, requestId: string, err: unknown): void {
+    try {
       const { status, headers, body } = answerFailure(err, { requestId, method: 'POST', path: post.path });
       send(res, status, requestId, JSON.stringify(body), headers, deps.draining);
-    } finally {
-      post.budget.release(reserved);
+    } catch (failure) {
+      deps.logger.error({ err: failure, requestId }, 'response failed');
     }
   }
 
@@ -64,7 +68,7 @@ export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): Fast
       writeAccessLog(done);
       recordMetrics(done);
     });
-    handle(req, res, requestId).catch((err: unknown) => deps.logger.error({ err, requestId }, 'response failed'));
+    void handle(req, res, requestId);
     return true;
   };
 }
@@ -76,14 +80,14 @@ function isExactly(url: string | undefined, path: string): boolean {
 }
 
 /**
- * Writes a JSON answer in one call, as Koa would have (same headers), unless the client is gone or
- * an answer already started.
+ * Writes a JSON answer in one call, as Koa would have (same headers, Connection: close while
+ * draining), unless the client is gone or an answer already started.
  */
 function send(res: ServerResponse, status: number, requestId: string, json: string, extra: Record<string, string> | undefined, draining: AbortSignal): void {
   if (res.headersSent || res.writableEnded || res.socket?.writable === false) return;
   const headers = ['X-Request-Id', requestId, 'Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(json))];
   if (extra) for (const name in extra) headers.push(name, extra[name]!);
-  if (draining.aborted) headers.push('Connection', 'close');
+  closeIfDraining(res, draining);
   res.writeHead(status, headers);
   res.end(json);
 }

@@ -6,15 +6,12 @@ import { createIdentityGuard } from '../../ingest/identity-guard.js';
 import type { MediaClient } from '../../clients/media.js';
 import { mediaUrl } from './media.js';
 import type { RegistryClient } from '../../clients/registry.js';
-import type { GatewayMiddleware, GatewayState } from '../context.js';
+import type { GatewayState } from '../context.js';
 import type { RateLimiter } from '../../tokens/rate-limit.js';
 import type { Authenticator } from '../../tokens/authenticator.js';
 import { createBodyBudget, type BodyBudget } from '../../ingest/body-budget.js';
-import { bearerAuth } from '../middleware/bearer-auth.js';
-import { bodyBudget } from '../middleware/body-budget.js';
 import { readIdempotencyKey } from '../../ingest/idempotency-key.js';
 import { readJsonBody, type JsonBody } from '../../ingest/json-body.js';
-import { jsonBody } from '../middleware/json-body.js';
 import type { CallOptions, EventInput } from '../../model.js';
 import { presentEvent, type EventJson } from '../../api/event.js';
 import type { TokenCredential } from '../../tokens/token-model.js';
@@ -39,8 +36,8 @@ export interface DynamicEventPostDeps {
 }
 
 /**
- * POST {base}/dynamic-events, step by step, with no HTTP framework in it: the Koa route below and
- * the fast path (fast-post.ts) run these same steps, in this order, so every rule has one owner.
+ * POST {base}/dynamic-events, step by step, with no HTTP framework in it. `runDynamicEventPost`
+ * runs them in their one order, for the Koa route below and the fast path (fast-post.ts) alike.
  */
 export interface DynamicEventPost {
   /** The route's path, `{base}/dynamic-events`. */
@@ -106,17 +103,30 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
   };
 }
 
+/**
+ * The POST's one order, run by both HTTP paths (the fast path and the Koa route): auth → the token's
+ * rate → body budget → body → record. The budget is held from before the first byte is read until
+ * the event is recorded or refused. Answers the event as the spec shows it, or throws: each path
+ * answers the failure through createFailureAnswer. What every request gets whatever its route
+ * (request id, Host check, access log, metrics, Connection: close while draining) is the HTTP
+ * layer's, run once per request by the path that took it.
+ */
+export async function runDynamicEventPost(post: DynamicEventPost, req: IncomingMessage, requestId: string): Promise<EventJson> {
+  const token = post.authenticate(req);
+  const limited = post.limitRate(token);
+  if (limited) await limited;
+  const reserved = post.budget.reserve(req);
+  try {
+    return await post.record(req, await post.readBody(req), requestId, token);
+  } finally {
+    post.budget.release(reserved);
+  }
+}
+
 /** The POST as a Koa route (paths the fast path leaves to Koa: another case, a trailing slash...). */
 export function dynamicEventRoutes(router: Router<GatewayState>, post: DynamicEventPost): void {
-  const body = jsonBody(post.readBody);
-  const rate: GatewayMiddleware = async (ctx, next) => {
-    await post.limitRate(ctx.state.token);
-    return next();
-  };
-  router.post(post.path, bearerAuth(post.authenticate), rate, bodyBudget(post.budget), body, async (ctx) => {
-    const json = ctx.state.json;
-    if (json === undefined) throw new Error('the json-body middleware did not run');
-    ctx.body = await post.record(ctx.req, json, ctx.state.requestId, ctx.state.token);
+  router.post(post.path, async (ctx) => {
+    ctx.body = await runDynamicEventPost(post, ctx.req, ctx.state.requestId);
   });
 }
 
