@@ -33,7 +33,7 @@ export interface RegistryClient extends RegistryReads {
 }
 
 /** Settings of the registry client. */
-export interface RegistryClientOptions {
+interface RegistryClientOptions {
   /** Deadline of every call; no request waits on the registry longer than this. */
   deadlineMs: number;
   /** Run on every call (the grpc_client_* metrics). */
