@@ -7,7 +7,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 
-export interface Exit {
+interface Exit {
   code: number | null;
   signal: NodeJS.Signals | null;
 }
@@ -24,7 +24,7 @@ export interface Child<T> {
   kill(): void;
 }
 
-export interface ChildOptions<T> {
+interface ChildOptions<T> {
   name: string;
   script: string;
   env: NodeJS.ProcessEnv;

@@ -9,7 +9,7 @@
  */
 import { createServer, type AddressInfo } from 'node:net';
 
-export interface WantedPort {
+interface WantedPort {
   /** The variable that sets it, named when the port cannot be used. */
   name: string;
   /** The validated port; undefined when unset (the launcher chooses). */
@@ -19,7 +19,7 @@ export interface WantedPort {
   host: string;
 }
 
-export interface PortPlan {
+interface PortPlan {
   ports: Record<string, number>;
   /** Unset ports whose default was taken, and the port chosen instead. */
   moved: Array<{ name: string; from: number; to: number }>;

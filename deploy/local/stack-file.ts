@@ -7,7 +7,7 @@
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
-export interface StackFile {
+interface StackFile {
   pid: number;
   /** The events URL, as the start-up line shows it. */
   url: string;
@@ -20,7 +20,7 @@ export interface StackFile {
   metrics: Record<string, string>;
 }
 
-export function stackFilePath(dataDir: string): string {
+function stackFilePath(dataDir: string): string {
   return join(resolve(dataDir), 'stack.json');
 }
 

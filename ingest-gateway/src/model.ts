@@ -4,7 +4,7 @@
  */
 
 /** The source of an event, as sent (values stored exactly as sent, never trimmed). */
-export interface SourceInput {
+interface SourceInput {
   deviceName: string;
   objectId: string;
   objectDomain: string;
@@ -13,14 +13,14 @@ export interface SourceInput {
 }
 
 /** The event type as sent; applied by the registry only when the type is new in its domain. */
-export interface EventTypeInput {
+interface EventTypeInput {
   eventType: string;
   displayName: string;
   displayDescription: string;
 }
 
 /** One custom property; a list of pairs so any key (`__proto__` included) is plain data. */
-export interface PropertyPair {
+interface PropertyPair {
   key: string;
   value: string;
 }

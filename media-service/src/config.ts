@@ -19,7 +19,7 @@ import {
 } from '@dynamic-events/proto';
 
 /** Where images live: an S3 bucket (MinIO, AWS) or a directory on local disk (the embedded default). */
-export type StorageConfig =
+type StorageConfig =
   | { kind: 'filesystem'; dir: string }
   | { kind: 's3'; endPoint: string; port: number; useSSL: boolean; accessKey: string; secretKey: string; bucket: string; region: string };
 
@@ -34,7 +34,6 @@ export interface MediaConfig {
   metricsHost: string;
   /** Prometheus /metrics listens here. */
   metricsPort: number;
-  dataDir: string;
   storage: StorageConfig;
   maxImageBytes: number;
   maxImagePixels: number;
@@ -97,7 +96,6 @@ export function loadConfig(env: Environment): Readonly<MediaConfig> {
     drainDelayMs: v.DRAIN_DELAY_MS,
     metricsHost: v.METRICS_HOST,
     metricsPort: v.METRICS_PORT,
-    dataDir: v.DATA_DIR,
     storage: Object.freeze(storageOf(v)),
     maxImageBytes: v.MAX_IMAGE_BYTES,
     maxImagePixels: v.MAX_IMAGE_PIXELS,

@@ -9,7 +9,7 @@ import { createMediaRpc } from './rpc/media.js';
 import type { ImageStorage } from './storage/types.js';
 
 /** What createServer needs; main.ts builds it from the config. */
-export interface MediaServerDeps {
+interface MediaServerDeps {
   logger: Logger;
   storage: ImageStorage;
   /** Media and grpc_server_* metrics are registered here (the registry the metrics server exposes). */

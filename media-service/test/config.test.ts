@@ -14,7 +14,6 @@ describe('loadConfig', () => {
       drainDelayMs: 0,
       metricsHost: '0.0.0.0',
       metricsPort: 9466,
-      dataDir: './.data',
       storage: { kind: 'filesystem', dir: '.data/media' },
       maxImageBytes: 10 * MIB,
       maxImagePixels: 100_000_000,

@@ -18,7 +18,7 @@ import {
 } from '@dynamic-events/proto/runtime';
 
 /** Validated, frozen configuration; only main.ts builds it (from process.env). */
-export interface Config {
+interface Config {
   logLevel: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
   grpcHost: string;
   grpcPort: number;
@@ -57,7 +57,7 @@ const DURATION_HINT = 'must be a duration such as 30d, 12h, 90m or 3600s';
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
 
 /** Seconds of a DURATION value. */
-export function durationSeconds(value: string): number {
+function durationSeconds(value: string): number {
   return Number(value.slice(0, -1)) * (UNIT_SECONDS[value.slice(-1)] ?? Number.NaN);
 }
 

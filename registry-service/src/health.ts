@@ -8,10 +8,10 @@ import { ping } from './db/queries/health.js';
  * answer within 1 s counts as down (a hung database must not look healthy). A `SELECT 1` on one
  * dedicated connection twice a second costs the database nothing measurable.
  */
-export const HEALTH_INTERVAL_MS = 500;
-export const HEALTH_TIMEOUT_MS = 1000;
+const HEALTH_INTERVAL_MS = 500;
+const HEALTH_TIMEOUT_MS = 1000;
 
-export interface DatabaseHealthOptions {
+interface DatabaseHealthOptions {
   pool: pg.Pool;
   logger: Logger;
   /** Called with the new state whenever it changes (and once after the first check). */

@@ -1,6 +1,6 @@
 /** Domain types: what the registry stores and returns, independent of protobuf. */
 
-export interface SourceInput {
+interface SourceInput {
   deviceName: string;
   objectId: string;
   objectDomain: string;
@@ -8,7 +8,7 @@ export interface SourceInput {
   objectType: string;
 }
 
-export interface EventTypeInput {
+interface EventTypeInput {
   eventType: string;
   displayName: string;
   displayDescription: string;
@@ -56,13 +56,13 @@ export interface NewEvent {
 }
 
 /** Timestamps are microseconds since the epoch: Postgres precision, which a JS Date would cut to milliseconds. */
-export interface Timestamps {
+interface Timestamps {
   createdAtMicros: bigint;
   updatedAtMicros: bigint;
 }
 
 /** Who created an entity: the token whose event did; undefined when none did. */
-export interface CreatedBy {
+interface CreatedBy {
   createdByTokenId: string | undefined;
 }
 

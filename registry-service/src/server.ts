@@ -35,7 +35,7 @@ import { createRegistryHandlers } from './rpc/registry.js';
 import { createTokenHandlers } from './rpc/tokens.js';
 import { createWatchEncoding } from './rpc/watch-encoding.js';
 
-export interface ServerDeps {
+interface ServerDeps {
   logger: Logger;
   pool: pg.Pool;
   locker: Locker;

@@ -11,7 +11,7 @@ import { claimOwnership, clearLeftoverPostmaster, sleep, stopProcess } from './p
 // The registry owns SQL, this statement included: the launcher uses its package's public entry.
 import { ensureDatabaseExists } from '@dynamic-events/registry-service/databases';
 
-export interface EmbeddedPostgresOptions {
+interface EmbeddedPostgresOptions {
   /** DATA_DIR; the cluster lives in `${dataDir}/postgres/data` (a link when the postgres user cannot reach DATA_DIR). */
   dataDir: string;
   /** The Postgres programs; by default those of the installed platform package. */

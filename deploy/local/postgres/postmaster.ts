@@ -26,7 +26,7 @@ async function isPostmasterOf(pid: number, dataDir: string): Promise<boolean> {
 }
 
 /** Waits until `pid` is gone; false when it is still alive after `timeoutMs`. */
-export async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (await isAlive(pid)) {
     if (Date.now() > deadline) return false;

@@ -23,7 +23,7 @@ export interface MediaClient {
 }
 
 /** Settings of the media client. */
-export interface MediaClientOptions {
+interface MediaClientOptions {
   /** Deadline of each image stored. */
   deadlineMs: number;
   /** Deadline of a whole GetImage stream, which lasts as long as a slow HTTP client reads. */

@@ -28,10 +28,10 @@ export interface RecordBatcherOptions {
 }
 
 /** Sends one event; resolves with the registry's answer for that event alone. */
-export type RecordBatcher = (event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>;
+type RecordBatcher = (event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>;
 
 /** Sends one batch and resolves with the registry's answer (a message on a lane: registry.ts); its deadline is the sender's. */
-export type SendBatch = (batch: registry.RecordEventsRequest) => Promise<registry.RecordEventsResponse>;
+type SendBatch = (batch: registry.RecordEventsRequest) => Promise<registry.RecordEventsResponse>;
 
 /**
  * Coalesces the events of concurrent HTTP requests into RecordEvents batches: one gRPC message each

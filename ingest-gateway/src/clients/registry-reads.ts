@@ -1,10 +1,17 @@
 import { AppError, INTERNAL_MESSAGE, registry } from '@dynamic-events/proto';
 import { callStream, callUnary } from '@dynamic-events/proto/runtime';
-import type { ChangeKind, EventQuery, WatchChange } from '../model.js';
-import type { RegistryClient } from './registry.js';
+import type { CallOptions, ChangeKind, DeviceRecord, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchChange, WatchMessage } from '../model.js';
 import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 
-type Reads = Pick<RegistryClient, 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' | 'watch'>;
+/** The registry's lists and its watch, in gateway terms (part of the gateway's `RegistryClient`). */
+export interface RegistryReads {
+  listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
+  listDevices(query: PageQuery, options: CallOptions): Promise<Page<DeviceRecord>>;
+  listObjects(query: PageQuery & { deviceName?: string; domain?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
+  listEventTypes(query: PageQuery & { domain?: string }, options: CallOptions): Promise<Page<EventTypeRecord>>;
+  /** Follows commits after `afterCursor` (or from now) until `options.signal` aborts; no deadline. */
+  watch(query: EventQuery & { kinds: ChangeKind[]; afterCursor: string }, options: CallOptions & { signal: AbortSignal }): AsyncGenerator<WatchMessage>;
+}
 
 const KINDS: Record<ChangeKind, registry.WatchKind> = {
   'event.created': registry.WatchKind.WATCH_KIND_EVENT_CREATED,
@@ -38,7 +45,7 @@ function toWatchChange(c: registry.WatchChange): WatchChange {
 }
 
 /** The registry's list and watch RPCs in gateway terms; failures reject (or throw) with an AppError. */
-export function createRegistryReads(client: registry.RegistryServiceClient, deadlineMs: number): Reads {
+export function createRegistryReads(client: registry.RegistryServiceClient, deadlineMs: number): RegistryReads {
   const settings = (requestId: string) => ({ deadlineMs, requestId });
   return {
     async listEvents(query, call) {

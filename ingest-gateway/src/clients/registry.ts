@@ -11,13 +11,13 @@ import {
   REGISTRY_SERVICE_NAME,
   REGISTRY_MAX_REQUEST_BYTES,
 } from '@dynamic-events/proto';
-import type { CallOptions, ChangeKind, DeviceRecord, EventInput, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchMessage } from '../model.js';
-import { createRegistryReads } from './registry-reads.js';
+import type { CallOptions, DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent } from '../model.js';
+import { createRegistryReads, type RegistryReads } from './registry-reads.js';
 import { required, toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 import { createRecordBatcher, type RecordBatcherOptions } from './record-batcher.js';
 
 /** The registry as the gateway uses it: plain gateway types in and out; failures reject with AppError. */
-export interface RegistryClient {
+export interface RegistryClient extends RegistryReads {
   /** Resolves once the registry committed the event (coalesced with concurrent ones into RecordEvents calls). */
   recordEvent(input: EventInput, options: CallOptions): Promise<RecordedEvent>;
   /** Resolves when the registry would record the event (its values and its token's policy); writes nothing. */
@@ -27,19 +27,13 @@ export interface RegistryClient {
   /** `id` is the object's full identifier "{object_domain}.{object_id}". */
   getObject(id: string, options: CallOptions): Promise<ObjectRecord>;
   getEventType(domain: string, eventType: string, options: CallOptions): Promise<EventTypeRecord>;
-  listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
-  listDevices(query: PageQuery, options: CallOptions): Promise<Page<DeviceRecord>>;
-  listObjects(query: PageQuery & { deviceName?: string; domain?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
-  listEventTypes(query: PageQuery & { domain?: string }, options: CallOptions): Promise<Page<EventTypeRecord>>;
-  /** Follows commits after `afterCursor` (or from now) until `options.signal` aborts; no deadline. */
-  watch(query: EventQuery & { kinds: ChangeKind[]; afterCursor: string }, options: CallOptions & { signal: AbortSignal }): AsyncGenerator<WatchMessage>;
   /** True while the registry reports SERVING (it does so only while its database is usable). */
   isServing(deadlineMs: number): Promise<boolean>;
   close(): void;
 }
 
 /** Settings of the registry client. */
-export interface RegistryClientOptions {
+interface RegistryClientOptions {
   /** Deadline of every call; no request waits on the registry longer than this. */
   deadlineMs: number;
   /** Run on every call (the grpc_client_* metrics). */

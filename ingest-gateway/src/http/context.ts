@@ -20,7 +20,7 @@ export type GatewayContext = ParameterizedContext<GatewayState>;
 export type GatewayMiddleware = Middleware<GatewayState>;
 
 /** The route pattern the router matched ("/api/platform/dh/objects/:id"), or "unmatched". */
-export function routeOf(ctx: GatewayContext): string {
+function routeOf(ctx: GatewayContext): string {
   const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
   return typeof matched === 'string' ? matched : 'unmatched';
 }

@@ -3,7 +3,7 @@ import { type Logger } from '@dynamic-events/proto/runtime';
 import type { Metrics } from '../metrics.js';
 
 /** How a failure is answered: status, the message shown, the rule (for metrics) and what to log. */
-export interface HttpFailure {
+interface HttpFailure {
   status: number;
   message: string;
   rule: string | undefined;
@@ -33,14 +33,14 @@ export function toHttpFailure(err: unknown): HttpFailure {
 }
 
 /** What a failed request is answered: status, extra headers and the `{"error"}` body. */
-export interface FailureAnswer {
+interface FailureAnswer {
   status: number;
   headers: Record<string, string>;
   body: { error: string };
 }
 
 /** The request a failure belongs to, for its log line. */
-export interface FailedRequest {
+interface FailedRequest {
   requestId: string | undefined;
   method: string;
   path: string;

@@ -12,7 +12,7 @@ const MAX_REMEMBERED = 50_000;
  * or any event it recorded) are remembered: a known object costs no call. The registry's constraint
  * still decides when two such requests race.
  */
-export interface IdentityGuard {
+interface IdentityGuard {
   check(input: EventInput, call: CallOptions): Promise<void>;
   /** An event the registry recorded: its object is owned by its domain. */
   learn(domain: string, objectId: string): void;

@@ -14,7 +14,7 @@ export interface JsonBody {
 }
 
 /** Limits of a JSON request body. */
-export interface JsonBodyOptions {
+interface JsonBodyOptions {
   maxBodyBytes: number;
   maxDepth: number;
   maxValues: number;

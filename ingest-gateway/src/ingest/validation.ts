@@ -23,13 +23,13 @@ interface DynamicEventBody {
 }
 
 /** A validated body: the event for the registry and, when sent, the raw base64_image value. */
-export interface ValidatedEvent {
+interface ValidatedEvent {
   input: EventInput;
   base64Image: string | undefined;
 }
 
 /** Validates parsed bodies against the schema plus the rules a schema cannot say. */
-export interface EventValidator {
+interface EventValidator {
   /** Throws AppError INVALID_ARGUMENT naming the field and the rule (details.field, details.rule). */
   validate(body: Record<string, unknown>): ValidatedEvent;
 }

@@ -9,7 +9,7 @@ const CHALLENGE = 'Bearer realm="dynamic-events-admin"';
 const digestBytes = (value: string): Buffer => Buffer.from(digest(value), 'base64');
 
 /** Throws UNAUTHENTICATED unless the request presents the admin credential. */
-export type AdminCheck = (req: IncomingMessage) => void;
+type AdminCheck = (req: IncomingMessage) => void;
 
 /**
  * The admin API's own credential (ADMIN_TOKEN), separate from every ingest token: an integrator's

@@ -11,7 +11,7 @@ interface TokenJson {
 }
 
 /** Bodies of the token admin API in gateway terms; each throws INVALID_ARGUMENT naming the field. */
-export interface TokenAdminInput {
+interface TokenAdminInput {
   draft(body: unknown): TokenDraft;
   change(body: unknown): TokenChange;
   requireToken(body: unknown): boolean;

@@ -6,7 +6,7 @@
 const SAFE_INTEGER = { type: 'integer', minimum: -Number.MAX_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER } as const;
 const STRINGS = { type: 'array', items: { type: 'string' }, maxItems: 1000 } as const;
 
-export const TOKEN_POLICY_SCHEMA = {
+const TOKEN_POLICY_SCHEMA = {
   type: 'object',
   additionalProperties: false,
   properties: {

@@ -22,7 +22,7 @@ export const digest = (value: string): string => hash('sha256', value, 'base64')
 export type Authenticator = (req: IncomingMessage) => TokenCredential | undefined;
 
 /** What the authenticator checks against. */
-export interface AuthenticatorDeps {
+interface AuthenticatorDeps {
   /** DYNAMIC_EVENTS_TOKEN: accepted without the registry (also before its first answer). */
   token: string | undefined;
   /** The registry's tokens (token-sync.ts); undefined: only the bootstrap token exists (tests, tools). */

@@ -6,7 +6,7 @@ import type { TokenPolicy } from '@dynamic-events/proto';
  */
 
 // The policy's type and its JSON shape are shared with the registry (proto's token-policy.ts).
-export type { TokenPolicy, TokenRate } from '@dynamic-events/proto';
+export type { TokenRate } from '@dynamic-events/proto';
 
 /** A token as listed: never its secret. Timestamps are RFC 3339 strings, null when unset. */
 export interface TokenRecord {

@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.js';
 import type { TokenState } from './token-model.js';
 
 /** A token's use is reported to the registry at most this often (its last_used_at). */
-export const USE_REPORT_INTERVAL_MS = 60_000;
+const USE_REPORT_INTERVAL_MS = 60_000;
 
 /** The token state as the authenticator sees it. */
 export interface TokenSource {
@@ -15,7 +15,7 @@ export interface TokenSource {
 }
 
 /** The gateway's copy of the registry's tokens, refreshed in the background. */
-export interface TokenSync extends TokenSource {
+interface TokenSync extends TokenSource {
   /** Resolves at the first successful sync; polling goes on until stop(). */
   start(): Promise<void>;
   stop(): void;

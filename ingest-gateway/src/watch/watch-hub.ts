@@ -9,7 +9,7 @@ import { createFrameCache, KEEP_ALIVE_FRAME, sseFrame } from '../api/sse.js';
  * How far (bytes of SSE text queued here, beyond the socket's own buffers) a client may fall behind
  * its shared feed before it is ended to resume: what a slow client costs the gateway at most.
  */
-export const STREAM_LAG_BYTES = 1024 * 1024;
+const STREAM_LAG_BYTES = 1024 * 1024;
 
 const KEEP_ALIVE = Buffer.from(KEEP_ALIVE_FRAME);
 

@@ -7,7 +7,7 @@ import { crc32 } from 'node:zlib';
 import { imageRuleError, type AppError } from '@dynamic-events/proto';
 
 /** The four accepted formats. */
-export type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp';
+type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp';
 
 /** What the header says about an image. */
 export interface ImageInfo {

@@ -4,7 +4,7 @@ import type { ImageStream } from '../domain/get-image.js';
 import type { StoredImage } from '../domain/store-image.js';
 
 /** The domain operations the handlers call. */
-export interface MediaRpcDeps {
+interface MediaRpcDeps {
   storeImage: (bytes: Buffer) => Promise<StoredImage>;
   getImage: (key: string, signal: AbortSignal) => Promise<ImageStream>;
 }

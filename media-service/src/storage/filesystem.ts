@@ -7,7 +7,7 @@ import { nodeFileOps, type FileOps } from './file-ops.js';
 import { CHUNK_BYTES, type ImageStorage } from './types.js';
 
 /** Options of the filesystem store. */
-export interface FilesystemStorageOptions {
+interface FilesystemStorageOptions {
   /** Root directory of the images, e.g. `${DATA_DIR}/media`; created when missing. */
   dir: string;
   /** The write path's file-system calls; tests wrap the real ones. */

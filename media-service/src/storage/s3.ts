@@ -6,7 +6,7 @@ import { contentTypeOfKey, isImageKey } from '../domain/image-key.js';
 import type { ImageStorage } from './types.js';
 
 /** Connection and bucket of the S3 store (from S3_* variables, see config.ts). */
-export interface S3StorageOptions {
+interface S3StorageOptions {
   /** Host name or address of the S3 server, without scheme or port. */
   endPoint: string;
   port: number;

@@ -2,7 +2,7 @@
 export const CHUNK_BYTES = 64 * 1024;
 
 /** A stored image opened for reading. */
-export interface ImageReader {
+interface ImageReader {
   contentType: string;
   size: number;
   /** The bytes in order; stops (and releases the file or connection) when the signal aborts. */

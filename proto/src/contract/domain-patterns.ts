@@ -4,7 +4,7 @@
  * The registry checks that a policy's patterns have this shape; the gateway matches them against
  * each event. Matching is exact, character for character, like the identities it compares.
  */
-export const ANY_DOMAIN = '*';
+const ANY_DOMAIN = '*';
 const SUBDOMAINS = '.*';
 
 /** True when `domain` is allowed by one of `patterns`. */

@@ -52,7 +52,7 @@ export function checkIdentityCharacters(field: string, value: string): void {
 }
 
 /** What is wrong with a string's characters, if anything. */
-export type TextProblem = 'nul' | 'lone-surrogate';
+type TextProblem = 'nul' | 'lone-surrogate';
 
 /**
  * U+0000 (Postgres text cannot hold it) or a lone UTF-16 surrogate (`"\ud800"` in JSON: not a
@@ -150,7 +150,7 @@ export function checkObjectIdOutsideDomain(field: string, objectId: string, obje
 }
 
 /** Message of a body (or protobuf string) whose bytes are not UTF-8. */
-export const INVALID_UTF8_MESSAGE = 'body is not valid UTF-8';
+const INVALID_UTF8_MESSAGE = 'body is not valid UTF-8';
 
 /**
  * Refuses bytes that are not valid UTF-8 (CESU-encoded surrogates included) before anything decodes
@@ -161,7 +161,7 @@ export function checkUtf8(bytes: Uint8Array, field = 'body'): void {
 }
 
 /** An object as stored: the parts its full identifier "{object_domain}.{object_id}" was built from. */
-export interface ObjectIdentity {
+interface ObjectIdentity {
   objectDomain: string;
   objectId: string;
 }

@@ -82,7 +82,7 @@ function parseDetails(raw: unknown): ErrorDetails {
 }
 
 /** One item's error inside a batch response (the fields of e.g. registry.v1.EventError). */
-export interface ItemStatus {
+interface ItemStatus {
   code: number;
   message: string;
   field: string;

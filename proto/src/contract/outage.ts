@@ -5,7 +5,7 @@ import { AppError } from './app-error.js';
  * in the request (no 500) and not the caller's fault (no 4xx). UNAVAILABLE becomes 503 with
  * Retry-After at the HTTP edge, DEADLINE_EXCEEDED 504. Messages name the part, never its address.
  */
-export const OUTAGE_RULE = 'unavailable';
+const OUTAGE_RULE = 'unavailable';
 
 /** Node's error codes for a peer that refuses, resets, cannot be resolved or reached. */
 const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);

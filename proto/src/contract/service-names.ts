@@ -1,7 +1,6 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { MediaServiceService } from './gen/dynamic_events/media/v1/media.js';
 import { RegistryServiceService } from './gen/dynamic_events/registry/v1/registry.js';
-import { TokenServiceService } from './gen/dynamic_events/registry/v1/tokens.js';
 
 /** The full gRPC name of a generated service ("dynamic_events.media.v1.MediaService"), read from its method paths. */
 export function serviceNameOf(definition: ServiceDefinition): string {
@@ -15,6 +14,3 @@ export const REGISTRY_SERVICE_NAME = serviceNameOf(RegistryServiceService);
 
 /** The media service's gRPC service name. */
 export const MEDIA_SERVICE_NAME = serviceNameOf(MediaServiceService);
-
-/** The registry's token service name (served beside the registry, on the same port). */
-export const TOKEN_SERVICE_NAME = serviceNameOf(TokenServiceService);

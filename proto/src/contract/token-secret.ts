@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
  * leaked token; 32 random bytes make it unguessable, so a fast hash is enough to store it (a slow
  * password hash protects low-entropy secrets, which these are not).
  */
-export const TOKEN_SECRET_PREFIX = 'dhe_';
+const TOKEN_SECRET_PREFIX = 'dhe_';
 
 /** Characters of a secret shown in lists: the prefix and 8 of its 43 random characters (48 bits). */
 const SHOWN_CHARS = TOKEN_SECRET_PREFIX.length + 8;

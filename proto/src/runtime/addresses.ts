@@ -1,7 +1,7 @@
 /** Host and port formatting, written once: IPv6 literals need brackets in URLs and gRPC targets. */
 
 /** `host` as the host part of a URL or a gRPC target: an IPv6 literal in brackets (never twice). */
-export function bracketHost(host: string): string {
+function bracketHost(host: string): string {
   return host.includes(':') && !host.startsWith('[') ? `[${host}]` : host;
 }
 

@@ -19,7 +19,7 @@ export function acceptedRequestId(value: unknown): string | undefined {
 }
 
 /** Reads the request id from metadata (acceptedRequestId), or a fresh one. */
-export function requestIdFrom(metadata: Metadata, fallback: () => string): string {
+function requestIdFrom(metadata: Metadata, fallback: () => string): string {
   return acceptedRequestId(metadata.get(REQUEST_ID_KEY)[0]) ?? fallback();
 }
 

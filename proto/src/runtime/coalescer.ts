@@ -23,7 +23,7 @@ export interface CoalescerOptions<I, O> {
 }
 
 /** Groups concurrent submissions into batches ("natural batching": no timer, no wait when idle). */
-export interface Coalescer<I, O> {
+interface Coalescer<I, O> {
   /** Resolves with the item's own result. An aborted `signal` drops an item that has not left yet (CANCELLED). */
   submit(item: I, signal?: { readonly aborted: boolean }): Promise<O>;
   /** Items waiting plus items in batches not yet answered. */

@@ -1,7 +1,7 @@
 import type { EnvVar, EnvVars } from './env-config.js';
 
 /** A program that reads the environment, as the README's configuration table names it. */
-export interface EnvProgram {
+interface EnvProgram {
   /** "gateway", "registry", "media", or the launcher's label. */
   label: string;
   vars: EnvVars;

@@ -34,7 +34,7 @@ export interface ClientOptions {
  * (a headless Service) each call goes to the next ready pod; with a ClusterIP Service the one long-lived
  * HTTP/2 connection would pin all traffic to a single pod. With one address it changes nothing.
  */
-export const ROUND_ROBIN_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
+const ROUND_ROBIN_SERVICE_CONFIG = JSON.stringify({ loadBalancingConfig: [{ round_robin: {} }] });
 
 /** The channel settings every client of ours uses (the health checker too, so it probes the same pods). */
 export function channelOptions(options: ClientOptions = {}): Partial<ChannelOptions> & { interceptors?: Interceptor[] } {
@@ -60,7 +60,7 @@ export function createGrpcClient<C extends Client>(Ctor: ClientConstructor<C>, a
 }
 
 /** Per-call settings: a deadline always (no call may hang forever) and the request id to propagate. */
-export interface CallSettings {
+interface CallSettings {
   deadlineMs: number;
   requestId?: string;
   /** Streams only: aborting cancels the call at once, even while waiting for a stalled server. */
@@ -74,7 +74,7 @@ function metadataOf(settings: CallSettings): Metadata {
 }
 
 /** A generated unary method in callback style. */
-export type UnaryMethod<Req, Res> = (
+type UnaryMethod<Req, Res> = (
   request: Req,
   metadata: Metadata,
   options: Partial<CallOptions>,

@@ -63,7 +63,7 @@ function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: 
 }
 
 /** Settings of the adapted handlers. */
-export interface HandlerOptions {
+interface HandlerOptions {
   /** A server stream whose client takes nothing for this long ends with RESOURCE_EXHAUSTED; omitted: no limit. */
   maxStreamStallMs?: number;
   /** Aborted when the server shuts down: lanes end once what they took is answered. */

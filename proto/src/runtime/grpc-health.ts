@@ -8,7 +8,7 @@ import { HealthImplementation } from 'grpc-health-check';
 export const LIVENESS_SERVICE = 'liveness';
 
 /** grpc.health.v1 on a server: the overall "" entry and every registered service flip together. */
-export interface ServingHealth {
+interface ServingHealth {
   /** Adds a service, in the current state. */
   add(service: string): void;
   set(serving: boolean): void;

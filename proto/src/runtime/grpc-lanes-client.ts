@@ -7,10 +7,10 @@ import { fromServiceError } from '../contract/grpc-errors.js';
  * after a minute (MAX_CONNECTION_AGE_MS) so that callers spread onto new replicas, but a stream lives
  * on its connection until it ends: lanes younger than that keep following the connections.
  */
-export const MAX_LANE_AGE_MS = 30_000;
+const MAX_LANE_AGE_MS = 30_000;
 
 /** Settings of a lane pool. */
-export interface LanePoolOptions {
+interface LanePoolOptions {
   /** How long one request waits for its answer; beyond it the request fails as a unary call's deadline would. */
   deadlineMs: number;
   maxLaneAgeMs?: number;
@@ -19,7 +19,7 @@ export interface LanePoolOptions {
 }
 
 /** Requests sent as messages on open streams; each resolves with its own response. */
-export interface LanePool<Req, Res> {
+interface LanePool<Req, Res> {
   send(request: Req): Promise<Res>;
   /** Streams open now (busy and idle). */
   size(): number;

@@ -11,13 +11,10 @@ import { widenServerWindows } from './http2-window.js';
 import { serviceNameOf } from '../contract/service-names.js';
 import { withStrictUtf8 } from '../contract/strict-utf8.js';
 
-export type { AsyncServiceImpl } from './grpc-handlers.js';
-export { LIVENESS_SERVICE } from './grpc-health.js';
-
 /** How long a client connection may live before the server asks the client to reconnect (grpc-js adds ±10% jitter). */
-export const MAX_CONNECTION_AGE_MS = 60_000;
+const MAX_CONNECTION_AGE_MS = 60_000;
 
-export interface GrpcServerOptions {
+interface GrpcServerOptions {
   logger: Logger;
   /** Largest message accepted or sent (grpc-js defaults to 4 MiB receive). */
   maxMessageBytes?: number;

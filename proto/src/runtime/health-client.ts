@@ -6,7 +6,7 @@ import { pollUntil, type PollOptions } from './poll.js';
 const HealthClient = makeGenericClientConstructor(healthService, 'Health');
 
 /** Asks a server's grpc.health.v1 endpoint whether a service is SERVING (readiness of dependencies). */
-export interface HealthChecker {
+interface HealthChecker {
   /** True only for SERVING; false for NOT_SERVING, unknown services, errors and timeouts. */
   isServing(service: string, deadlineMs: number): Promise<boolean>;
   close(): void;

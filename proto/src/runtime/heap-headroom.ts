@@ -4,7 +4,7 @@ import { setFlagsFromString } from 'node:v8';
  * How far V8 lets the old generation grow past the live heap before a full GC: a factor of
  * 1 + 300/100 = 4, where V8 picks 1.1 to 4 by how fast its last collections were.
  */
-export const HEAP_GROWING_PERCENT = 300;
+const HEAP_GROWING_PERCENT = 300;
 
 /**
  * Gives in-flight image Buffers room in the heap limit; called first thing by the services that

@@ -5,7 +5,7 @@ import { loadSync } from '@grpc/proto-loader';
 import { ReflectionService } from '@grpc/reflection';
 
 /** Root of the .proto sources, shipped with this package because reflection reads them at runtime. */
-export const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const PROTO_ROOT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 
 /** Serves gRPC server reflection for a server's .proto files, so grpcurl and friends work without local protos. */
 export function addReflection(server: Server, protoFiles: string | string[]): void {

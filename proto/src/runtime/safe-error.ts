@@ -6,7 +6,7 @@
  * metadata. So the log keeps an allow-list only: the error's type, machine codes, the message cut
  * before the first quoted or bracketed part, and stack frames (file positions, never the message).
  */
-export interface SafeError {
+interface SafeError {
   type: string;
   message: string;
   code?: string | number;

@@ -13,7 +13,7 @@ export type Command =
   | { kind: 'auth set'; requireToken: boolean }
   | { kind: 'help' };
 
-export interface Invocation {
+interface Invocation {
   /** --address; undefined: found from the environment (target.ts). */
   address: string | undefined;
   command: Command;

@@ -5,13 +5,13 @@ import { resolveTarget } from './target.js';
 import { runCommand } from './token-client.js';
 
 /** Where the CLI writes: the process' streams in main.ts, buffers in tests. */
-export interface CliOutput {
+interface CliOutput {
   stdout(text: string): void;
   stderr(text: string): void;
 }
 
 /** Exit codes: 0 done, 1 the registry refused or could not be reached, 2 a bad command line. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 
 /** REGISTRY_GRPC_PORT without its default: set, it names the registry beside the CLI (in its pod). */
 const { default: _unset, ...portSchema } = connectable(REGISTRY_GRPC_PORT).schema;

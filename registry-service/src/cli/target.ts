@@ -2,12 +2,12 @@ import { readFile } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
 
 /** Where the CLI calls the registry, and why there (printed on stderr, so the operator knows which stack answered). */
-export interface Target {
+interface Target {
   address: string;
   source: string;
 }
 
-export interface TargetSettings {
+interface TargetSettings {
   /** --address */
   flag: string | undefined;
   REGISTRY_ADDR: string | undefined;

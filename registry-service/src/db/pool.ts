@@ -8,7 +8,7 @@ export type Queryable = pg.Pool | pg.PoolClient;
 /** SQLSTATE "terminating connection due to administrator command" (server shutdown or pg_terminate_backend). */
 const ADMIN_SHUTDOWN = '57P01';
 
-export interface PoolOptions {
+interface PoolOptions {
   connectionString: string;
   max: number;
   logger: Logger;
@@ -40,7 +40,7 @@ export function createPool(options: PoolOptions): pg.Pool {
 }
 
 /** The parts of a database error worth a log line. */
-export interface PgErrorFields {
+interface PgErrorFields {
   message: string;
   code?: string;
   severity?: string;

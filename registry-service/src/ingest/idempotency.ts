@@ -15,7 +15,7 @@ interface Recorded {
   event: EventRecord;
 }
 
-export interface IdempotencyDeps {
+interface IdempotencyDeps {
   pool: pg.Pool;
   metrics: Metrics;
 }

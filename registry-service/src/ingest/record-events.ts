@@ -4,7 +4,7 @@ import type { NewEvent, RecordedEvent } from '../model.js';
 import type { WriteEvents } from './write-events.js';
 
 /** Group-commit settings (from the config). */
-export interface RecorderOptions {
+interface RecorderOptions {
   /** Statements writing events at once; calls arriving meanwhile are merged into the next one. */
   maxConcurrentWrites: number;
   /** Events in one statement. */

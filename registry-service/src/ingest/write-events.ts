@@ -10,7 +10,7 @@ import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entit
 import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from '../model.js';
 import { uuidv7 } from '../uuid-v7.js';
 
-export interface WriterDeps {
+interface WriterDeps {
   pool: pg.Pool;
   locks: EntityLocks;
   known: KnownEntities;

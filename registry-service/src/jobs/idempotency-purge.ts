@@ -5,11 +5,11 @@ import type { Metrics } from '../metrics.js';
 import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './background-job.js';
 
 /** How often expired keys are looked for; a key lives at least its TTL and at most about this much longer. */
-export const PURGE_INTERVAL_MS = 60_000;
+const PURGE_INTERVAL_MS = 60_000;
 /** Keys deleted per statement: short statements, so the write path never queues behind a large DELETE. */
-export const PURGE_BATCH = 1000;
+const PURGE_BATCH = 1000;
 
-export interface KeyPurgerOptions {
+interface KeyPurgerOptions {
   pool: pg.Pool;
   logger: Logger;
   metrics: Metrics;

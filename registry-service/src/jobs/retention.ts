@@ -7,13 +7,13 @@ import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './back
 import type { CommitHorizon } from '../watch/commit-horizon.js';
 
 /** How often expired rows are looked for. */
-export const RETENTION_INTERVAL_MS = 60_000;
+const RETENTION_INTERVAL_MS = 60_000;
 /** Rows per statement: short statements that never hold up ingest. */
-export const RETENTION_BATCH = 1000;
+const RETENTION_BATCH = 1000;
 /** Pause between two batches, so a large backlog is worked off without hogging the database. */
 const BATCH_PAUSE_MS = 20;
 
-export interface RetentionOptions {
+interface RetentionOptions {
   pool: pg.Pool;
   logger: Logger;
   metrics: Metrics;

@@ -3,7 +3,7 @@ import type { Metrics } from '../metrics.js';
 import type { Lease, Locker } from './locker.js';
 import { unheldLease } from './locker.js';
 
-export interface EntityLocksOptions {
+interface EntityLocksOptions {
   locker: Locker;
   /** Total time one call may wait for locks held by other creators (LOCK_WAIT_MS). */
   waitMs: number;

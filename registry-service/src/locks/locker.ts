@@ -22,10 +22,10 @@ export interface Locker {
  * acquired: this caller holds the lock. contended: another holder finished while we waited.
  * timeout: we waited until the deadline and go on without it. fallback: the lock store failed.
  */
-export type AcquireOutcome = 'acquired' | 'contended' | 'timeout' | 'fallback';
+type AcquireOutcome = 'acquired' | 'contended' | 'timeout' | 'fallback';
 
 /** released: ours and deleted. expired: not ours any more (TTL passed). failed: store unreachable. not-held: nothing to release. */
-export type ReleaseOutcome = 'released' | 'expired' | 'failed' | 'not-held';
+type ReleaseOutcome = 'released' | 'expired' | 'failed' | 'not-held';
 
 export interface Lease {
   readonly outcome: AcquireOutcome;

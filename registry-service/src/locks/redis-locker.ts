@@ -73,7 +73,7 @@ export async function waitForRedis(redis: Redis, timeoutMs: number): Promise<boo
   });
 }
 
-export interface RedisLockerOptions {
+interface RedisLockerOptions {
   redis: Redis;
   ttlMs: number;
   /** Namespace for lock keys (tests use a unique one). */

@@ -3,7 +3,7 @@ import { isUuid } from '../uuid-v7.js';
 import { withinLength } from '../ingest/validate-event.js';
 
 /** Page sizes of every list: 1 to 1000, 0 (unset) means the default. */
-export const PAGE_SIZE = Object.freeze({ default: 100, max: 1000 });
+const PAGE_SIZE = Object.freeze({ default: 100, max: 1000 });
 
 /** A filter of events (ListEvents and Watch); empty strings do not filter. */
 export interface EventFilterInput {

@@ -9,13 +9,13 @@ import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '.
 import { isUuid } from '../uuid-v7.js';
 
 /** A page of a list and the token of the next one (undefined on the last page). */
-export interface Page<T> {
+interface Page<T> {
   items: T[];
   nextPageToken: string | undefined;
 }
 
 /** Paging input shared by every list. */
-export interface PageRequest {
+interface PageRequest {
   pageSize: number;
   pageToken: string;
 }

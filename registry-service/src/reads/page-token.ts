@@ -8,7 +8,7 @@ import { invalidArgument } from '@dynamic-events/proto';
  * decode, is INVALID_ARGUMENT naming the field it came in. Tokens carry positions, not secrets: a
  * caller who edits one only moves its own position.
  */
-export interface TokenCodec {
+interface TokenCodec {
   encode(position: string[]): string;
   /** The position the token holds; throws INVALID_ARGUMENT naming `field` when it is not one of ours. */
   decode(token: string, field: string): string[];

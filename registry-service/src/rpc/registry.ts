@@ -11,7 +11,7 @@ import { isNewestFirst, toChangeKinds, toEventFilter } from './from-proto.js';
 import { toDevice, toEvent, toEventType, toObject, toRecorded } from './to-proto.js';
 import type { WatchEncoding } from './watch-encoding.js';
 
-export interface RegistryHandlerDeps {
+interface RegistryHandlerDeps {
   recorder: EventRecorder;
   /** CheckEvent's token policy (the validation is validateEvent's). */
   policyCheck: PolicyCheck;

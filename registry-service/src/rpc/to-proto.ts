@@ -22,7 +22,7 @@ export function toEvent(event: EventRecord): registry.Event {
   };
 }
 
-export function toOutcome(outcome: Outcome): registry.Outcome {
+function toOutcome(outcome: Outcome): registry.Outcome {
   return { ...outcome };
 }
 

@@ -4,7 +4,7 @@ import type { AuthSettings } from '../tokens/token-sync.js';
 import type { Tokens } from '../tokens/tokens.js';
 import { toProtoCredential, toProtoToken, toTokenChange, toTokenDraft } from './token-mapping.js';
 
-export interface TokenHandlerDeps {
+interface TokenHandlerDeps {
   tokens: Tokens;
   settings: AuthSettings;
 }

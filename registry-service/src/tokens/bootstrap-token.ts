@@ -4,7 +4,7 @@ import { revokeBootstrapToken, upsertBootstrapToken } from '../db/queries/bootst
 import { uuidv7 } from '../uuid-v7.js';
 
 /** What applying the setting did, for the start-up log (never the secret, nor its hash). */
-export type BootstrapOutcome = 'created' | 'updated' | 'unchanged' | 'revoked' | 'absent';
+type BootstrapOutcome = 'created' | 'updated' | 'unchanged' | 'revoked' | 'absent';
 
 /** A generated secret's length: `dhe_` and 43 base64url characters. */
 const GENERATED_LENGTH = 47;
@@ -14,7 +14,7 @@ const GENERATED_LENGTH = 47;
  * tokenPrefixOf's 12 characters would then show most of it to everyone who lists tokens, so a
  * secret shorter than a generated one shows only its first quarter.
  */
-export function bootstrapPrefix(secret: string): string {
+function bootstrapPrefix(secret: string): string {
   return secret.length >= GENERATED_LENGTH ? tokenPrefixOf(secret) : secret.slice(0, Math.floor(secret.length / 4));
 }
 

@@ -2,7 +2,7 @@ import { invalidArgument, type TokenPolicy, type TokenRate } from '@dynamic-even
 import { withinLength } from '../ingest/validate-event.js';
 
 // The policy's type and its JSON shape are shared with the gateway (proto's token-policy.ts).
-export type { TokenPolicy, TokenRate } from '@dynamic-events/proto';
+export type { TokenPolicy } from '@dynamic-events/proto';
 
 /** The kinds of entity a token may be allowed to create, as the API spells them. */
 export const CREATABLE_KINDS = ['devices', 'objects', 'event_types'] as const;
@@ -10,7 +10,7 @@ export const CREATABLE_KINDS = ['devices', 'objects', 'event_types'] as const;
 /** The name the bootstrap row carries; no other token may take it, so it identifies that row alone. */
 export const BOOTSTRAP_TOKEN_NAME = 'DYNAMIC_EVENTS_TOKEN';
 
-export const TOKEN_NAME_MAX_LENGTH = 100;
+const TOKEN_NAME_MAX_LENGTH = 100;
 /** An object_domain is at most 255 characters: a longer pattern could never match one. */
 const DOMAIN_PATTERN_MAX_LENGTH = 255;
 /** Bounds what every gateway holds and checks per token; far more than a real integration names. */

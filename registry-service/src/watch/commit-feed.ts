@@ -15,13 +15,13 @@ export type Change =
   | { kind: 'event'; event: EventRecord };
 
 /** A commit with its changes at their positions (devices, objects, event types, events); a hole is a row retention removed. */
-export interface FeedCommit {
+interface FeedCommit {
   seq: bigint;
   changes: Array<Change | undefined>;
 }
 
 /** What a watcher asked to read: commits after `afterSeq`, up to the horizon. */
-export interface FeedPage {
+interface FeedPage {
   commits: FeedCommit[];
   /** The horizon the page was read up to: with no commit in the page, the watcher is caught up to here. */
   through: bigint;
@@ -46,7 +46,7 @@ export interface CommitFeed {
   close(): void;
 }
 
-export interface CommitFeedOptions {
+interface CommitFeedOptions {
   pool: pg.Pool;
   horizon: CommitHorizon;
   /** Commits per read (bounds a watcher's memory: this many commits of up to a batch of events each). */
@@ -71,7 +71,7 @@ function toFeedCommit(commit: LoggedCommit, records: CommitRecords): FeedCommit 
 }
 
 /** The status a watcher gets when its cursor points into purged history. */
-export function expiredCursor(): AppError {
+function expiredCursor(): AppError {
   return new AppError('FAILED_PRECONDITION', 'after_cursor is older than the retained watch history (WATCH_RETENTION): list what was missed, then watch from now', {
     field: 'after_cursor',
     rule: 'expired',

@@ -41,7 +41,7 @@ export interface CommitHorizon {
   close(): void;
 }
 
-export interface CommitHorizonOptions {
+interface CommitHorizonOptions {
   pool: pg.Pool;
   logger: Logger;
   metrics: Metrics;

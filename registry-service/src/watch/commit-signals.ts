@@ -13,7 +13,7 @@ const RELISTEN_MS = 1000;
  * Wakes watchers soon after a commit: at once in the writing process, and through LISTEN/NOTIFY in
  * the other replicas (which also poll every fallbackPollMs, in case a notification is missed).
  */
-export interface CommitSignals {
+interface CommitSignals {
   /** A write of this process committed. */
   committed(): void;
   /** Listens for other replicas' commits from now on (idempotent); each notification nudges the horizon. */

@@ -34,7 +34,7 @@ function sizeOf(change: Change): number {
   return bytes;
 }
 
-export interface WatchRequest {
+interface WatchRequest {
   filter: EventFilterInput;
   /** Empty: every kind. */
   kinds: ChangeKind[];

@@ -6,7 +6,7 @@ import { createCommitHorizon, type CommitHorizon } from './commit-horizon.js';
 import { createCommitSignals } from './commit-signals.js';
 import { createWatch, type Watch } from './watch.js';
 
-export interface WatchingOptions {
+interface WatchingOptions {
   pool: pg.Pool;
   logger: Logger;
   metrics: Metrics;

@@ -5,7 +5,7 @@ import type { GatewayState } from '../context.js';
 import type { TokenSource } from '../../tokens/token-sync.js';
 
 /** What the health routes need: the dependencies to probe and the shutdown signal. */
-export interface HealthRouteDeps {
+interface HealthRouteDeps {
   registry: Pick<RegistryClient, 'isServing'>;
   media: Pick<MediaClient, 'isServing'>;
   /** The token copy: not ready until the registry first answered (only then can tokens be checked). */

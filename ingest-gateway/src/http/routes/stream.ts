@@ -10,7 +10,7 @@ import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-param
 import { WatchHub } from '../../watch/watch-hub.js';
 import { EVENT_FILTERS } from './lists.js';
 
-export interface StreamDeps {
+interface StreamDeps {
   auth: GatewayMiddleware;
   registry: RegistryClient;
   logger: Logger;
@@ -19,7 +19,7 @@ export interface StreamDeps {
 }
 
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
-export const STREAM_STALL_MS = 30_000;
+const STREAM_STALL_MS = 30_000;
 
 /** The registry names its own field (after_cursor): name the one this request used. */
 function renameCursorField(err: unknown, field: string): unknown {

@@ -13,7 +13,7 @@ import { createTokenAdminInput } from '../../tokens/admin-input.js';
 const ADMIN_BODY_BYTES = 64 * 1024;
 
 /** What the admin routes need; without `adminToken` they are not served at all (404). */
-export interface TokenAdminDeps {
+interface TokenAdminDeps {
   adminToken: string | undefined;
   tokens: TokenClient;
   metrics: Metrics;

@@ -7,7 +7,7 @@ import { query } from './query.js';
 import { withoutRowDetail } from './tokens.js';
 
 /** The bootstrap row's secret as the caller derived it (never the secret itself). */
-export interface BootstrapSecret {
+interface BootstrapSecret {
   /** Used only when no bootstrap row exists yet. */
   id: string;
   prefix: string;

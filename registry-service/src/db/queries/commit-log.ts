@@ -16,7 +16,7 @@ export interface LoggedCommit {
 }
 
 /** The log's identity and how far it was purged. */
-export interface LogState {
+interface LogState {
   logId: string;
   purgedThrough: bigint;
 }

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Queryable } from '../pool.js';
 
 /** The channel writers notify after a commit and watchers' registries listen on. */
-export const COMMITS_CHANNEL = 'dynamic_events_commits';
+const COMMITS_CHANNEL = 'dynamic_events_commits';
 
 /**
  * Tells every registry listening that commits happened. Its own small transaction, sent after the

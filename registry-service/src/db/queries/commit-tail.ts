@@ -21,7 +21,7 @@ export interface CommitTail {
   events: Map<string, StoredEvent>;
 }
 
-export interface TailPoll {
+interface TailPoll {
   n: bigint;
   xmin: bigint;
   xid: bigint | undefined;

@@ -4,7 +4,7 @@ import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from '.
 import { query } from './query.js';
 
 /** A stored key: the fingerprint of the request that recorded it, and its event. */
-export interface StoredKey {
+interface StoredKey {
   scope: string;
   key: string;
   requestHash: string;

@@ -3,13 +3,13 @@ import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from '.
 import { query, statementName, timestampFromMicros } from './query.js';
 
 /** Where a page starts: strictly after this (created_at, id) in the list's order. */
-export interface EventPosition {
+interface EventPosition {
   createdUs: bigint;
   id: string;
 }
 
 /** One page of ListEvents; every filter is optional and they combine with AND. */
-export interface EventListQuery {
+interface EventListQuery {
   deviceName?: string;
   /** Full object id. */
   objectRef?: string;

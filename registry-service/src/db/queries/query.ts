@@ -17,7 +17,7 @@ const CALLER_ERRORS: Record<string, string> = {
 };
 
 /** The foreign key (migration 0002) that makes an event's (object_ref, domain) an existing object's (id, object_domain). */
-export const OBJECT_IDENTITY_CONSTRAINT = 'events_object_identity_fkey';
+const OBJECT_IDENTITY_CONSTRAINT = 'events_object_identity_fkey';
 
 /** The SQLSTATE of dynamic_events_token_limit() (migration 0008): a token's creation limit reached. */
 const TOKEN_LIMIT_SQLSTATE = 'DE403';
@@ -30,7 +30,7 @@ export const IDENTITY_CONFLICT_RULE = 'identity-conflict';
  * ALREADY_EXISTS for an identity conflict) or when it is an outage (UNAVAILABLE, or
  * DEADLINE_EXCEEDED for a statement timeout); returns other errors unchanged.
  */
-export function fromPgError(err: unknown): unknown {
+function fromPgError(err: unknown): unknown {
   const { code, constraint, detail, message } = (err ?? {}) as { code?: unknown; constraint?: unknown; detail?: unknown; message?: unknown };
   // Raised by the write statement when a token would pass max_devices / max_objects (migration 0008).
   if (code === TOKEN_LIMIT_SQLSTATE && typeof message === 'string') {

@@ -31,7 +31,7 @@ export interface NewDeviceRow {
   tokenId: string | undefined;
 }
 
-export interface NewEventRow {
+interface NewEventRow {
   id: string;
   objectRef: string;
   deviceName: string;
@@ -52,7 +52,7 @@ export interface NewKeyRow {
 }
 
 /** What one RecordEvent(s) call writes: each distinct entity once, and the events in request order. */
-export interface RecordBatch {
+interface RecordBatch {
   devices: NewDeviceRow[];
   objects: NewObjectRow[];
   types: NewEventTypeRow[];
@@ -63,13 +63,13 @@ export interface RecordBatch {
   limitedTokens?: string[];
 }
 
-export interface StoredTimes {
+interface StoredTimes {
   createdUs: bigint;
   updatedUs: bigint;
 }
 
 /** What the statement created (device names, full object ids, eventTypeKey()s) and each event's timestamps by id. */
-export interface StoredBatch {
+interface StoredBatch {
   devices: Set<string>;
   objects: Set<string>;
   types: Set<string>;

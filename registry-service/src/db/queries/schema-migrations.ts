@@ -14,7 +14,7 @@ export interface MigrationFile {
   noTransaction?: boolean;
 }
 
-export interface AppliedMigration {
+interface AppliedMigration {
   version: number;
   name: string;
   checksum: string;
@@ -68,7 +68,7 @@ export async function appliedMigrations(db: Queryable): Promise<AppliedMigration
  * Splits a no-transaction migration into its statements: one per `;` at the end of a line (such
  * files hold simple DDL only, no function bodies). Comment lines are dropped.
  */
-export function statementsOf(sql: string): string[] {
+function statementsOf(sql: string): string[] {
   const code = sql
     .split('\n')
     .filter((line) => !line.trimStart().startsWith('--'))

@@ -2,7 +2,7 @@ import type { Queryable } from '../pool.js';
 import { query } from './query.js';
 
 /** A live token's policy as stored (the API's JSON shape). */
-export interface PolicyRow {
+interface PolicyRow {
   id: string;
   name: string;
   policy: unknown;
