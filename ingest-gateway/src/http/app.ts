@@ -86,7 +86,7 @@ function createPost(deps: AppDeps): DynamicEventPost {
 }
 
 /** Builds the Koa app (errors middleware first) serving every route, the POST included. */
-export function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Koa<GatewayState> {
+function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Koa<GatewayState> {
   const app = new Koa<GatewayState>();
   const draining = deps.draining ?? new AbortController().signal;
   const router = buildRouter(deps, draining, post);

@@ -11,10 +11,10 @@ import { closeIfDraining } from './middleware/close-when-draining.js';
 import { runDynamicEventPost, type DynamicEventPost } from './routes/dynamic-events.js';
 
 /** Returns true when it took the request; false leaves it to the Koa app. */
-export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 /** What the fast path needs beside the POST's own steps. */
-export interface FastPostDeps {
+interface FastPostDeps {
   logger: Logger;
   metrics: Metrics;
   /** Aborted when shutdown starts: responses then close their connection. */

@@ -19,7 +19,7 @@ import { checkTokenPolicy, registryDecidesFor } from '../../tokens/token-policy.
 import { BASE64_IMAGE_FIELD, createEventValidator } from '../../ingest/validation.js';
 
 /** What the POST needs: the shared authenticator, both clients and the size limits. */
-export interface DynamicEventPostDeps {
+interface DynamicEventPostDeps {
   /** The API's base path, `/api/{segment}/dh`. */
   base: string;
   authenticate: Authenticator;
