@@ -12,6 +12,7 @@ import type { Metrics } from './metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { bearerAuth, createAuthenticator } from './middleware/auth.js';
 import { errors } from './middleware/errors.js';
+import { checkMatchedRoute } from './matched-route.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { requireHost } from './middleware/require-host.js';
@@ -85,6 +86,8 @@ function createPost(deps: AppDeps): DynamicEventPost {
 
 /** Builds the Koa app (errors middleware first) serving every route, the POST included. */
 export function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Koa<GatewayState> {
+  // Metrics label requests by the route pattern the router matched: fail here if it moved.
+  checkMatchedRoute();
   const app = new Koa<GatewayState>();
   const draining = deps.draining ?? new AbortController().signal;
   const router = buildRouter(deps, draining, post);
