@@ -22,6 +22,7 @@ describe('safeMessage keeps a message of our own whole', () => {
       "the gateway can't reach the registry at registry:50051 (deadline 2000 ms)",
       'ENOENT: no such file or directory, open /srv/data/media/ab/cd',
       'migration 0007_tokens.sql failed (transaction rolled back)',
+      'offset 1234567890123456789012345678901234 is out of range',
     ]) {
       expect(safeMessage(message)).toBe(message);
     }
@@ -33,12 +34,14 @@ describe('safeMessage takes the secrets out', () => {
     ['a token secret', `token dhe_${'Ab3_-'.repeat(9)} was refused`, 'token … was refused'],
     ['a bearer credential', 'header was Bearer abc.def-123, refused', 'header was Bearer …, refused'],
     ['a basic credential', 'Basic dXNlcjpwYXNz rejected', 'Basic … rejected'],
+    ['a credential after a colon and a space', 'scheme basic: dXNlcjpwYXNz rejected', 'scheme basic … rejected'],
     ['a URL password', 'connect to postgres://app:hunter2@db:5432/events failed', 'connect to postgres://…@db:5432/events failed'],
     ['a query value', 'GET /v1/watch?token=hunter2&x=1 failed', 'GET /v1/watch?token=… failed'],
     ['a Postgres key value', 'Key (device_name)=(hunter2 x) already exists.', 'Key (device_name)=… already exists.'],
     ['a long opaque run', `admin token 9f${'a1'.repeat(20)} is wrong`, 'admin token … is wrong'],
     ['a quoted value', 'value "hunter2" is not a uuid', 'value … is not a uuid'],
     ['an unclosed quote', 'value "hunter2 is not', 'value …'],
+    ["a quote followed by an apostrophe in a word", "value 'hunter2' can't be used", "value … can't be used"],
     ['a bracketed value', 'bad input [hunter2] here', 'bad input … here'],
   ])('%s', (_, message, expected) => {
     expect(safeMessage(message)).toBe(expected);
@@ -67,5 +70,7 @@ describe('safeMessage takes the secrets out', () => {
     const kept = safeMessage(message);
     expect(kept).toBe('… …');
     expect(kept.length).toBeLessThanOrEqual(SAFE_MESSAGE_MAX + 1);
+    // A message of exactly the scanned length is looked at whole, its last word included.
+    expect(safeMessage(`"${'q'.repeat(1990)}" tail7`.padStart(4 * SAFE_MESSAGE_MAX, ' '))).toMatch(/… tail7$/);
   });
 });
