@@ -117,7 +117,7 @@ describe('logs on broken requests', () => {
     await settled();
     expectCleanLogs();
     const failed = gw.logs.find((l) => l.msg === 'request failed');
-    expect(failed?.err).toMatchObject({ type: 'Error', message: 'Unexpected token …' });
+    expect(failed?.err).toMatchObject({ type: 'Error', message: 'Unexpected token … is not valid JSON' });
   });
 });
 

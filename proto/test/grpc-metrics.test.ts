@@ -20,6 +20,7 @@ import {
 import {
   type MetricsServer,
 } from '../src/runtime/metrics-server.js';
+import { lintExposition } from '../../test/support/metric-lint.js';
 
 const logger = pino({ level: 'silent' });
 const SERVICE = 'dynamic_events.media.v1.MediaService';
@@ -122,6 +123,9 @@ describe('metrics server', () => {
     const text = await res.text();
     expect(text).toContain('# TYPE process_cpu_user_seconds_total counter');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
+    // The handle, request and resource totals are gauges named like counters: only their labelled gauges stay.
+    expect(text).toContain('# TYPE nodejs_active_handles gauge');
+    expect(lintExposition(text)).toEqual([]);
     const head = await fetch(`${base}/metrics`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(Number(head.headers.get('content-length'))).toBeGreaterThan(1000);

@@ -23,14 +23,14 @@ describe('safeError', () => {
     expect(Object.keys(safe).sort()).toEqual(['code', 'constraint', 'message', 'stack', 'table', 'type']);
   });
 
-  it('cuts messages before the first quoted or bracketed part, strips control characters and bounds length', () => {
-    expect(safeMessage(`Unexpected token 'B', "{"source":"${VALUE}"..." is not valid JSON`)).toBe('Unexpected token …');
+  it('takes quoted, bracketed and credential values out of messages, strips control characters and bounds length', () => {
+    expect(safeMessage(`Unexpected token 'B', "{"source":"${VALUE}"..." is not valid JSON`)).toBe('Unexpected token … is not valid JSON');
     expect(safeMessage(`invalid input syntax for type uuid: "${VALUE}"`)).toBe('invalid input syntax for type uuid: …');
-    expect(safeMessage(`Key (a)=(${VALUE})`)).toBe('Key …');
-    expect(safeMessage(`auth failed: ${SECRET}`)).toBe('auth failed: …');
+    expect(safeMessage(`Key (a)=(${VALUE})`)).toBe('Key (a)=…');
+    expect(safeMessage(`auth failed: ${SECRET}`)).toBe('auth failed: Bearer …');
     expect(safeMessage('line\nbreak\u2028x')).toBe('line break x');
     expect(safeMessage('connect ECONNREFUSED 127.0.0.1:50051')).toBe('connect ECONNREFUSED 127.0.0.1:50051');
-    expect(safeMessage('x'.repeat(500))).toHaveLength(SAFE_MESSAGE_MAX + 1);
+    expect(safeMessage('x '.repeat(SAFE_MESSAGE_MAX))).toHaveLength(SAFE_MESSAGE_MAX + 1);
     expect(safeMessage(undefined)).toBe('');
   });
 

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { samples as images } from '../support/images.js';
+import { lintExposition, PROMTOOL, promtoolCheck } from '../support/metric-lint.js';
 import { hasFamily, scrape, valueOf, type Sample } from '../support/prometheus.js';
 import { tempDir } from '../support/servers.js';
 import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
@@ -135,6 +136,14 @@ describe('every service', () => {
       expect(hasFamily(samples, 'process_cpu_user_seconds_total'), name).toBe(true);
       expect(hasFamily(samples, 'nodejs_eventloop_lag_seconds'), name).toBe(true);
       expect(hasFamily(samples, 'process_resident_memory_bytes'), name).toBe(true);
+    }
+  });
+
+  it('names every exposed family as Prometheus asks (promtool check metrics, and the same checks without it)', () => {
+    for (const [index, text] of raw.entries()) {
+      const name = ['gateway', 'registry', 'media'][index];
+      expect(lintExposition(text), name).toEqual([]);
+      if (PROMTOOL) expect(promtoolCheck(PROMTOOL, text), name).toEqual({ code: 0, output: '' });
     }
   });
 

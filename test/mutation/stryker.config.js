@@ -32,7 +32,7 @@ export const MUTATION_MODULES = [
   // services' tests import @dynamic-events/proto, i.e. its build, which Stryker does not mutate).
   { source: 'proto/src/contract/event-rules.ts', tests: ['proto/test/event-rules.test.ts'] },
   { source: 'proto/src/contract/strict-utf8.ts', tests: ['proto/test/strict-utf8.test.ts'] },
-  { source: 'proto/src/runtime/safe-error.ts', tests: ['proto/test/safe-error.test.ts'] },
+  { source: 'proto/src/runtime/safe-error.ts', tests: ['proto/test/safe-error.test.ts', 'proto/test/safe-message.test.ts'] },
   { source: 'proto/src/contract/idempotency-key.ts', tests: ['proto/test/idempotency-key.test.ts'] },
   { source: 'ingest-gateway/src/ingest/idempotency-key.ts', tests: ['ingest-gateway/test/idempotency-key-read.test.ts'] },
 ];

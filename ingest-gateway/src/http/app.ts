@@ -13,6 +13,7 @@ import { accessLog } from './middleware/access-log.js';
 import { createAuthenticator } from '../tokens/authenticator.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
 import { errors } from './middleware/errors.js';
+import { checkMatchedRoute } from './matched-route.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { requireHost } from './middleware/require-host.js';
@@ -87,6 +88,8 @@ function createPost(deps: AppDeps): DynamicEventPost {
 
 /** Builds the Koa app (errors middleware first) serving every route, the POST included. */
 function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Koa<GatewayState> {
+  // Metrics label requests by the route pattern the router matched: fail here if it moved.
+  checkMatchedRoute();
   const app = new Koa<GatewayState>();
   const draining = deps.draining ?? new AbortController().signal;
   const router = buildRouter(deps, draining, post);

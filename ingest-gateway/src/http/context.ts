@@ -1,6 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import type { Middleware, ParameterizedContext } from 'koa';
 import { answeredOnSocketStatus } from './client-faults.js';
+import { matchedRouteOf } from './matched-route.js';
 import type { TokenCredential } from '../tokens/token-model.js';
 import type { JsonBody } from '../ingest/json-body.js';
 
@@ -21,8 +22,7 @@ export type GatewayMiddleware = Middleware<GatewayState>;
 
 /** The route pattern the router matched ("/api/platform/dh/objects/:id"), or "unmatched". */
 function routeOf(ctx: GatewayContext): string {
-  const matched = (ctx as { _matchedRoute?: unknown })._matchedRoute;
-  return typeof matched === 'string' ? matched : 'unmatched';
+  return matchedRouteOf(ctx) ?? 'unmatched';
 }
 
 /**

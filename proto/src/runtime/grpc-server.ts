@@ -80,7 +80,12 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
       return new Promise((resolve, reject) => {
         server.bindAsync(address, ServerCredentials.createInsecure(), (err, port) => {
           if (err) return reject(err);
-          widenServerWindows(server);
+          try {
+            widenServerWindows(server);
+          } catch (widenErr) {
+            server.forceShutdown();
+            return reject(widenErr as Error);
+          }
           resolve(port);
         });
       });

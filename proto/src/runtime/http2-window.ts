@@ -1,5 +1,6 @@
-import type { Http2Server, ServerHttp2Session } from 'node:http2';
+import type { ServerHttp2Session } from 'node:http2';
 import type { Server } from '@grpc/grpc-js';
+import { http2ListenersOf } from './grpc-http2-listeners.js';
 
 /**
  * HTTP/2 flow-control windows of our gRPC servers and channels. Node's default is 64 KiB per
@@ -31,13 +32,11 @@ function widenSession(session: ServerHttp2Session): void {
 
 /**
  * grpc-js has a channel option for the client's receive window ('grpc-node.flow_control_window')
- * but none for a server's, so the server's HTTP/2 listeners are reached here, after bindAsync made
- * them (grpc-js keeps them in its `http2Servers` map, stable across 1.x).
+ * but none for a server's, so the server's HTTP/2 listeners are reached once bindAsync made them
+ * (grpc-http2-listeners.ts, which throws if grpc-js keeps them elsewhere).
  */
 export function widenServerWindows(server: Server): void {
-  const listeners = (server as unknown as { http2Servers?: Map<Http2Server, unknown> }).http2Servers;
-  if (!listeners) throw new Error('grpc-js Server does not expose its HTTP/2 listeners (http2Servers): update widenServerWindows');
-  for (const listener of listeners.keys()) {
+  for (const listener of http2ListenersOf(server)) {
     if (listener.listeners('session').includes(widenSession)) continue;
     listener.on('session', widenSession);
   }

@@ -15,9 +15,22 @@ export interface MetricsServer {
   close(): Promise<void>;
 }
 
-/** A registry with the default process metrics (CPU, memory, event loop lag, GC, handles) and its server. */
-export function createMetricsServer(logger: Logger, registry = new Registry()): MetricsServer {
+/**
+ * prom-client's default gauges whose names end in `_total`, which Prometheus reserves for counters
+ * (`promtool check metrics` refuses them). Each is the sum of the labelled gauge of the same stem,
+ * kept: `sum(nodejs_active_handles)` is the handle total.
+ */
+const DROPPED_DEFAULT_METRICS = ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total'] as const;
+
+/** The default process metrics (CPU, memory, event loop lag, GC, handles by type), named as Prometheus asks. */
+function registerProcessMetrics(registry: Registry): void {
   collectDefaultMetrics({ register: registry });
+  for (const name of DROPPED_DEFAULT_METRICS) registry.removeSingleMetric(name);
+}
+
+/** A registry with the default process metrics and its server. */
+export function createMetricsServer(logger: Logger, registry = new Registry()): MetricsServer {
+  registerProcessMetrics(registry);
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics') return reply(res, 404, 'application/json', JSON.stringify({ error: `no route for ${path}: metrics are at /metrics` }));

@@ -3,8 +3,8 @@
  * Errors carry caller data in many places: Node's HTTP parser attaches every raw byte of the
  * request (`rawPacket`: the Authorization header and the body), JSON.parse and Postgres quote the
  * offending value in their message, pg adds `detail` ("Key (device_name)=(…)"), gRPC errors carry
- * metadata. So the log keeps an allow-list only: the error's type, machine codes, the message cut
- * before the first quoted or bracketed part, and stack frames (file positions, never the message).
+ * metadata. So the log keeps an allow-list only: the error's type, machine codes, the message with
+ * its values taken out (see safeMessage), and stack frames (file positions, never the message).
  */
 interface SafeError {
   type: string;
@@ -23,8 +23,8 @@ interface SafeError {
   cause?: SafeError;
 }
 
-/** Longest message kept; causes worth logging are short. */
-export const SAFE_MESSAGE_MAX = 160;
+/** Longest message kept: room for a message of our own naming a long path, not for a body. */
+export const SAFE_MESSAGE_MAX = 500;
 /** Longest message kept for a LogSafeError (a configuration report naming every bad variable). */
 const LOG_SAFE_MESSAGE_MAX = 4000;
 
@@ -37,19 +37,55 @@ export class LogSafeError extends Error {
 }
 const MAX_FRAMES = 8;
 const MAX_CAUSES = 3;
-/** A value usually starts at a quote or a bracket ("Unexpected token 'x', "{…" is not valid JSON"; "Key (a)=(b)"). */
-const VALUE_START = /["'`{[(=<]|bearer|basic /i;
 const CODE = /^[A-Za-z0-9_.-]{1,64}$/;
 const NAME = /^[A-Za-z0-9_$.-]{1,64}$/;
 // eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/g;
+const GAP = '…';
+/** Longest part of a message that is looked at: keeps every pattern below cheap on a huge message. */
+const SCANNED_MAX = 4 * SAFE_MESSAGE_MAX;
 
-/** The part of a message that holds no caller value: cut before the first quote or bracket, bounded. */
+/**
+ * Secrets that can stand unquoted in a message, each replaced by GAP: a credential after an auth
+ * scheme, a token secret (`dhe_…`), the user and password of a URL, a value after `=` (a query
+ * parameter, Postgres' "Key (a)=(b)"), and any long opaque run of letters and digits (a key or a
+ * token of another shape).
+ */
+const SECRETS: readonly [RegExp, (match: string, ...groups: string[]) => string][] = [
+  [/\b(bearer|basic)\b[\s:=]*[^\s,;]*/gi, (_, scheme: string) => `${scheme} ${GAP}`],
+  [/\bdhe_[A-Za-z0-9_-]*/g, () => GAP],
+  [/\b([a-z][a-z0-9+.-]*:\/\/)[^\s/?#@]*@/gi, (_, scheme: string) => `${scheme}${GAP}@`],
+  [/=\s*(\([^)]*\)?|[^\s,;)]+)/g, () => `=${GAP}`],
+  [/[A-Za-z0-9_+-]{32,}={0,2}/g, (run) => (/\d/.test(run) && /[A-Za-z]/.test(run) ? GAP : run)],
+];
+/** Where a quoted or bracketed value may open or close; an apostrophe inside a word ("can't") is prose. */
+const OPENS = /["`{[<]|(?<![A-Za-z])'|'(?![A-Za-z])/g;
+const CLOSES = /["`}\]>]|(?<![A-Za-z])'|'(?![A-Za-z])/g;
+
+/**
+ * Quoted and bracketed values (JSON.parse and Postgres quote the offending input; JSON nests quotes
+ * of every kind) go as one span: from the first opening quote or bracket to the last closing one,
+ * or to the end when none closes. Parentheses are prose ("(pid 42)") and stay.
+ */
+function withoutQuoted(message: string): string {
+  const first = message.search(OPENS);
+  if (first === -1) return message;
+  const rest = message.slice(first + 1);
+  const last = [...rest.matchAll(CLOSES)].at(-1)?.index;
+  return `${message.slice(0, first)}${GAP}${last === undefined ? '' : rest.slice(last + 1)}`;
+}
+
+/**
+ * The message whole but for its values: secrets (SECRETS) and every quoted or bracketed part become
+ * "…", control characters become spaces, and the result is bounded at SAFE_MESSAGE_MAX.
+ */
 export function safeMessage(message: unknown): string {
   if (typeof message !== 'string') return '';
-  const cut = message.search(VALUE_START);
-  const kept = (cut === -1 ? message : `${message.slice(0, cut)}…`).replace(CONTROL, ' ');
-  return kept.length > SAFE_MESSAGE_MAX ? `${kept.slice(0, SAFE_MESSAGE_MAX)}…` : kept;
+  // A cut message loses its last word too: it may be the first half of a secret.
+  const scanned = message.length > SCANNED_MAX ? `${message.slice(0, SCANNED_MAX).replace(/\S*$/, '')}${GAP}` : message;
+  const unsecret = SECRETS.reduce((text, [pattern, replace]) => text.replace(pattern, replace), scanned);
+  const kept = withoutQuoted(unsecret).replace(CONTROL, ' ');
+  return kept.length > SAFE_MESSAGE_MAX ? `${kept.slice(0, SAFE_MESSAGE_MAX)}${GAP}` : kept;
 }
 
 /** Stack frames only: the first line repeats the (unsanitised) message, frames name files. */
