@@ -94,7 +94,8 @@ describe('token admin API: bodies', () => {
     [{ name: 'x', policy: { max_devices: 1.5 } }, 'policy.max_devices must be an integer'],
     [{ name: 'x', policy: { rate: { per_second: 1 } } }, 'policy.rate.burst is required'],
     [{ name: 'x', policy: { colour: 'red' } }, 'policy.colour is not a known field'],
-    [{ name: 'x', expires_at: 'tomorrow' }, 'expires_at must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z'],
+    [{ name: 'x', expires_at: 'tomorrow' }, 'expires_at must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z'],
+    [{ name: 'x', expires_at: '9999-12-31T23:59:59.999999999Z' }, 'expires_at must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z'],
     [[], 'body must be a JSON object'],
   ])('refuses the create body %j with 400 naming the field', async (body, error) => {
     await start();

@@ -43,6 +43,7 @@ const CREATE_CASES: Array<[string, Partial<registry.CreateTokenRequest>, string,
   ['a burst above a million', { policy: policy({ rate: { perSecond: 5, burst: 1_000_001 } }) }, 'policy.rate.burst', 'max'],
   ['an expiry in the past', { expiresAt: inSeconds(-5) }, 'expires_at', 'future', 'expires_at must be in the future'],
   ['an expiry out of range', { expiresAt: { seconds: '1', nanos: 2_000_000_000 } }, 'expires_at', 'timestamp'],
+  ['an expiry that rounds into year 10000', { expiresAt: { seconds: '253402300799', nanos: 999_999_999 } }, 'expires_at', 'timestamp'],
 ];
 
 describe.skipIf(!up)('TokenService input rules', () => {
