@@ -38,6 +38,9 @@ const CREATE_CASES: Array<[string, Partial<registry.CreateTokenRequest>, string,
   ['a zero rate', { policy: policy({ rate: { perSecond: 0, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['a NaN rate', { policy: policy({ rate: { perSecond: Number.NaN, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['an infinite rate', { policy: policy({ rate: { perSecond: Number.POSITIVE_INFINITY, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
+  ['the smallest double as a rate', { policy: policy({ rate: { perSecond: 5e-324, burst: 1 } }) }, 'policy.rate.per_second', 'range', 'policy.rate.per_second must be a number from 0.001 to 1000000'],
+  ['a rate of 1e-308', { policy: policy({ rate: { perSecond: 1e-308, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
+  ['a rate just below the minimum', { policy: policy({ rate: { perSecond: 0.000999, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['a rate above a million', { policy: policy({ rate: { perSecond: 1_000_001, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['an unset burst', { policy: policy({ rate: { perSecond: 5, burst: 0 } }) }, 'policy.rate.burst', 'min', 'policy.rate.burst must be at least 1'],
   ['a burst above a million', { policy: policy({ rate: { perSecond: 5, burst: 1_000_001 } }) }, 'policy.rate.burst', 'max'],
@@ -67,6 +70,8 @@ describe.skipIf(!up)('TokenService input rules', () => {
       expiresAt: inSeconds(5),
     });
     expect(token!.name).toBe('🎥'.repeat(100));
+    const slowest = await api.create({ name: unique('slowest'), policy: policy({ rate: { perSecond: 0.001, burst: 1 } }) });
+    expect(slowest.token!.policy!.rate).toEqual({ perSecond: 0.001, burst: 1 });
     expect(token!.policy!.maxDevices).toBe('2147483647');
   });
 

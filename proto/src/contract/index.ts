@@ -19,8 +19,9 @@ export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, checkIdempotencyKey
 export { UNSUPPORTED_IMAGE_MESSAGE, imageRuleError } from './image-rules.js';
 export { BASE64_IMAGE_KEY, IMAGE_ENVELOPE_BYTES, LIMITS, REGISTRY_MAX_MESSAGE_BYTES, REGISTRY_MAX_REQUEST_BYTES, REPLY_OVERHEAD_PER_EVENT_BYTES } from './limits.js';
 export { isNetworkFailure, timedOut, unavailable } from './outage.js';
+export { quoteName } from './quote.js';
 export { MEDIA_SERVICE_NAME, REGISTRY_SERVICE_NAME } from './service-names.js';
 export { formatTimestamp, isStorableMicros, microsFromTimestamp, parseRfc3339, TIMESTAMP_RANGE, TIMESTAMP_RANGE_TEXT, timestampFromMicros } from './timestamps.js';
-export { fromProtoPolicy, policyFromJson, policyToJson, toProtoPolicy } from './token-policy.js';
+export { checkPolicyNumbers, fromProtoPolicy, POLICY_RANGES, policyFromJson, policyToJson, rateProblem, toProtoPolicy } from './token-policy.js';
 export type { PolicyJson, TokenPolicy, TokenRate } from './token-policy.js';
 export { hashTokenSecret, newTokenSecret, tokenPrefixOf } from './token-secret.js';

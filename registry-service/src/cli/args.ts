@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { parseRfc3339, policyFromJson, TIMESTAMP_RANGE_TEXT, type Timestamp } from '@dynamic-events/proto';
+import { checkPolicyNumbers, parseRfc3339, policyFromJson, TIMESTAMP_RANGE_TEXT, type Timestamp } from '@dynamic-events/proto';
 import type { TokenPolicy } from '../tokens/token-policy.js';
 
 /** What the operator asked for, with its flags parsed (their rules are the registry's to check). */
@@ -130,7 +130,10 @@ function parsePolicy(text: string): TokenPolicy {
     throw new UsageError('--policy must be JSON, e.g. {"domains": ["acme.camera.*"]}');
   }
   try {
-    return policyFromJson(json);
+    // The numbers' ranges before the wire: a burst of 2^32 would not even encode.
+    const policy = policyFromJson(json);
+    checkPolicyNumbers(policy);
+    return policy;
   } catch (err) {
     throw new UsageError(`--policy: ${(err as Error).message}`);
   }
