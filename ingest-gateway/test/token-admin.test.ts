@@ -103,6 +103,8 @@ describe('token admin API: bodies', () => {
     [{ name: 'x', policy: { rate: { per_second: 1e-300, burst: 1 } } }, 'policy.rate.per_second must be a number from 0.001 to 1000000'],
     [{ name: 'x', policy: { max_devices: 2 ** 31 } }, 'policy.max_devices must be an integer from 0 to 2147483647'],
     [{ name: 'x', policy: { max_objects: -1 } }, 'policy.max_objects must be an integer from 0 to 2147483647'],
+    // A lone surrogate would become U+FFFD on the wire: refused here, where it is still one.
+    ['{"name": "vendor\\ud800"}', 'name must not contain lone surrogates (U+D800 to U+DFFF alone are not characters)'],
     [[], 'body must be a JSON object'],
   ])('refuses the create body %j with 400 naming the field', async (body, error) => {
     await start();

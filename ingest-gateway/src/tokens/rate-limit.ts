@@ -81,7 +81,7 @@ export function createRateLimiter(deps: { redis: Redis | undefined; logger: Logg
   const refuse = (token: TokenCredential, rate: TokenRate, waitMs: number): AppError => {
     if (!Number.isFinite(waitMs)) return unusable(token);
     deps.metrics.tokenRateChecks.inc({ result: 'limited' });
-    return new AppError('RESOURCE_EXHAUSTED', `token '${token.name}' is over its rate of ${rate.perSecond} events per second (burst ${rate.burst})`, {
+    return new AppError('RESOURCE_EXHAUSTED', `token ${quoteName(token.name)} is over its rate of ${rate.perSecond} events per second (burst ${rate.burst})`, {
       rule: 'token-rate',
       retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
     });

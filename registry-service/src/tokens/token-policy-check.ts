@@ -1,4 +1,4 @@
-import { AppError } from '@dynamic-events/proto';
+import { AppError, quoteName } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { existingEntities } from '../db/queries/entity-existence.js';
 import { tokenCreations } from '../db/queries/token-policies.js';
@@ -70,7 +70,7 @@ async function tokenStates(policies: TokenPolicies, tokenIds: Set<string>) {
 }
 
 const refusal = (rules: TokenRules, c: Candidate) =>
-  new AppError('PERMISSION_DENIED', `token '${rules.name}' may not create ${c.kind.replace('_', ' ')}`, { field: c.field, rule: 'token-may-create' });
+  new AppError('PERMISSION_DENIED', `token ${quoteName(rules.name)} may not create ${c.kind.replace('_', ' ')}`, { field: c.field, rule: 'token-may-create' });
 
 /** A token's policy applied to events before they are written (and by CheckEvent, which writes nothing). */
 export interface PolicyCheck {
@@ -137,7 +137,7 @@ export function createPolicyCheck(deps: { pool: pg.Pool; policies: TokenPolicies
       const counts = await tokenCreations(deps.pool, event.tokenId);
       for (const [kind, max, done] of [['devices', token.policy.maxDevices, counts.devices], ['objects', token.policy.maxObjects, counts.objects]] as const) {
         if (max !== undefined && result.creates.some((c) => c.kind === kind) && done + 1 > max) {
-          throw new AppError('PERMISSION_DENIED', `token '${token.name}' may not create more than ${max} ${kind}`, { rule: `token-max-${kind}` });
+          throw new AppError('PERMISSION_DENIED', `token ${quoteName(token.name)} may not create more than ${max} ${kind}`, { rule: `token-max-${kind}` });
         }
       }
     },

@@ -1,4 +1,4 @@
-import { checkPolicyNumbers, invalidArgument, type TokenPolicy } from '@dynamic-events/proto';
+import { checkIdentityText, checkPolicyNumbers, invalidArgument, isBlank, ruleError, type TokenPolicy } from '@dynamic-events/proto';
 import { withinLength } from '../ingest/validate-event.js';
 
 // The policy's type and its JSON shape are shared with the gateway (proto's token-policy.ts).
@@ -18,15 +18,22 @@ const DOMAINS_MAX_COUNT = 1000;
 
 /** Lowercase labels of letters, digits, `_` or `-`, dot-separated, optionally ending in `.*`; or `*` alone. */
 const DOMAIN_PATTERN = /^(?:\*|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*(?:\.\*)?)$/;
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Checks a token name (no trimming: what is sent is what is shown); throws INVALID_ARGUMENT naming `name`. */
+/**
+ * Checks a token name (no trimming: what is sent is what is shown); throws INVALID_ARGUMENT naming
+ * `name`. A name follows the identity rules (no U+0000, lone surrogate, control or bidirectional
+ * formatting character; NFC; not blank, zero-width characters counting as blank): it is shown in
+ * lists, logs and messages, and two names that display alike must not be two tokens. The bootstrap
+ * token's name is reserved in any letter case.
+ */
 export function validateTokenName(name: string): string {
   if (name === '') throw invalidArgument('name', 'required', 'name is required');
   if (!withinLength(name, TOKEN_NAME_MAX_LENGTH)) throw invalidArgument('name', 'max-length', `name must be at most ${TOKEN_NAME_MAX_LENGTH} characters`);
-  if (CONTROL.test(name)) throw invalidArgument('name', 'characters', 'name must not contain control characters');
-  if (name === BOOTSTRAP_TOKEN_NAME) throw invalidArgument('name', 'reserved', `name ${BOOTSTRAP_TOKEN_NAME} is reserved for the bootstrap token`);
+  checkIdentityText('name', name);
+  if (isBlank(name)) throw ruleError.notEmpty('name');
+  if (name.toUpperCase() === BOOTSTRAP_TOKEN_NAME || name.toLowerCase() === BOOTSTRAP_TOKEN_NAME.toLowerCase()) {
+    throw invalidArgument('name', 'reserved', `name ${BOOTSTRAP_TOKEN_NAME} is reserved for the bootstrap token (in any letter case)`);
+  }
   return name;
 }
 
