@@ -25,7 +25,7 @@ type Printed = Omit<TokenJson, 'token'> & { token: string; tokens: TokenJson[]; 
 async function cli(...argv: string[]): Promise<{ code: number; json: Printed; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(['--address', address, ...argv], {}, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  const code = await runCli(['--address', address, ...argv], {}, { stdout: (s) => void (stdout += s), stderr: (s) => (stderr += s) });
   return { code, json: code === 0 ? (JSON.parse(stdout) as Printed) : (undefined as unknown as Printed), stderr };
 }
 
