@@ -21,7 +21,7 @@ export { BASE64_IMAGE_KEY, IMAGE_ENVELOPE_BYTES, LIMITS, REGISTRY_MAX_MESSAGE_BY
 export { isNetworkFailure, timedOut, unavailable } from './outage.js';
 export { escapeUnsafe, quoteName } from './quote.js';
 export { MEDIA_SERVICE_NAME, REGISTRY_SERVICE_NAME } from './service-names.js';
-export { formatTimestamp, isStorableMicros, microsFromTimestamp, parseRfc3339, TIMESTAMP_RANGE, TIMESTAMP_RANGE_TEXT, timestampFromMicros } from './timestamps.js';
-export { checkPolicyNumbers, fromProtoPolicy, POLICY_RANGES, policyFromJson, policyToJson, rateProblem, toProtoPolicy } from './token-policy.js';
+export { formatTimestamp, isStorableMicros, microsFromTimestamp, parseRfc3339, TIMESTAMP_RANGE_TEXT, timestampFromMicros } from './timestamps.js';
+export { checkPolicyNumbers, fromProtoPolicy, policyFromJson, policyToJson, rateProblem, toProtoPolicy } from './token-policy.js';
 export type { PolicyJson, TokenPolicy, TokenRate } from './token-policy.js';
 export { hashTokenSecret, newTokenSecret, tokenPrefixOf } from './token-secret.js';

@@ -35,7 +35,7 @@ let lastText = '';
  * protobuf Timestamp's range. Postgres itself goes to year 294276, but nothing past 9999 can be
  * written back as RFC 3339 or as a Timestamp, so nothing past it is taken in.
  */
-export const TIMESTAMP_RANGE = Object.freeze({ minMicros: -62_135_596_800_000_000n, maxMicros: 253_402_300_799_999_999n });
+const TIMESTAMP_RANGE = Object.freeze({ minMicros: -62_135_596_800_000_000n, maxMicros: 253_402_300_799_999_999n });
 
 /** The range as people read it, for messages. */
 export const TIMESTAMP_RANGE_TEXT = '0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z';

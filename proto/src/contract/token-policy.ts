@@ -70,7 +70,7 @@ export function toProtoPolicy(policy: TokenPolicy): ProtoTokenPolicy {
  * arithmetic exact, Retry-After within about 17 minutes and the state one event leaves in Redis
  * as short; below it 1/per_second overflows (5e-324) or stops meaning anything (1e-9: 31 years).
  */
-export const POLICY_RANGES = Object.freeze({
+const POLICY_RANGES = Object.freeze({
   count: Object.freeze({ min: 0, max: 2_147_483_647 }),
   perSecond: Object.freeze({ min: 0.001, max: 1_000_000 }),
   burst: Object.freeze({ min: 1, max: 1_000_000 }),
