@@ -63,7 +63,7 @@ export function createMetrics(registry = new Registry()): Metrics {
     }),
     tokenRateChecks: new Counter({
       name: 'gateway_token_rate_checks_total',
-      help: 'Requests of tokens with a rate limit, by result (allowed, limited, fallback: Redis unreachable, checked per gateway)',
+      help: 'Requests of tokens with a rate limit, by result (allowed, limited, fallback: Redis unreachable, checked per gateway; unusable: a stored rate outside its range, refused)',
       labelNames: ['result'],
       registers: [registry],
     }),

@@ -56,6 +56,13 @@ describe('read endpoints', () => {
     // A non-UUID event id cannot exist: answered without asking the registry.
     expect(gw.registry.calls).toEqual(['getEvent', 'getDevice', 'getObject', 'getEventType']);
   });
+
+  it('quote path values safely in 404s: a bidi override or a newline is escaped, never echoed raw', async () => {
+    const answer = async (path: string) => (await jsonOf(await fetch(`${gw.url}${API}${path}`))).error;
+    expect(await answer('/dynamic-events/a%E2%80%AEb%0A')).toBe('event "a\\u202eb\\u000a" not found');
+    expect(await answer('/media/a%E2%80%AEb')).toBe('image "a\\u202eb" not found');
+    expect(await answer('/no/such%E2%80%AE%0Aroute')).not.toMatch(/[\u202e\n]/);
+  });
 });
 
 describe('media', () => {

@@ -57,6 +57,10 @@ describe('GET list endpoints', () => {
       ['/dynamic-events?limit=ten', 'limit'],
       ['/dynamic-events?since=yesterday', 'since'],
       ['/dynamic-events?until=2026-02-30T00:00:00Z', 'until'],
+      // Round up into year 10000: nothing past 9999-12-31T23:59:59.999999Z is stored or written back.
+      ['/dynamic-events?until=9999-12-31T23:59:59.9999999Z', 'until'],
+      ['/dynamic-events?since=9999-12-31T23:59:59.999999999Z', 'since'],
+      ['/dynamic-events?since=0001-01-01T00:00:00%2B00:01', 'since'],
       ['/dynamic-events?since=2026-01-01T00:00:00', 'since'],
       ['/dynamic-events?since=2026-02-01T00:00:00Z&until=2026-01-01T00:00:00Z', 'since'],
       ['/dynamic-events?order=newest', 'order'],

@@ -94,7 +94,17 @@ describe('token admin API: bodies', () => {
     [{ name: 'x', policy: { max_devices: 1.5 } }, 'policy.max_devices must be an integer'],
     [{ name: 'x', policy: { rate: { per_second: 1 } } }, 'policy.rate.burst is required'],
     [{ name: 'x', policy: { colour: 'red' } }, 'policy.colour is not a known field'],
-    [{ name: 'x', expires_at: 'tomorrow' }, 'expires_at must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z'],
+    [{ name: 'x', expires_at: 'tomorrow' }, 'expires_at must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z'],
+    [{ name: 'x', expires_at: '9999-12-31T23:59:59.999999999Z' }, 'expires_at must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z, from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z'],
+    // Ranges checked before the wire: a burst of 2^32 does not even encode as the uint32 it is there.
+    [{ name: 'x', policy: { rate: { per_second: 1, burst: 2 ** 32 } } }, 'policy.rate.burst must be at most 1000000'],
+    [{ name: 'x', policy: { rate: { per_second: 1, burst: 1_000_001 } } }, 'policy.rate.burst must be at most 1000000'],
+    [{ name: 'x', policy: { rate: { per_second: 5e-324, burst: 1 } } }, 'policy.rate.per_second must be a number from 0.001 to 1000000'],
+    [{ name: 'x', policy: { rate: { per_second: 1e-300, burst: 1 } } }, 'policy.rate.per_second must be a number from 0.001 to 1000000'],
+    [{ name: 'x', policy: { max_devices: 2 ** 31 } }, 'policy.max_devices must be an integer from 0 to 2147483647'],
+    [{ name: 'x', policy: { max_objects: -1 } }, 'policy.max_objects must be an integer from 0 to 2147483647'],
+    // A lone surrogate would become U+FFFD on the wire: refused here, where it is still one.
+    ['{"name": "vendor\\ud800"}', 'name must not contain lone surrogates (U+D800 to U+DFFF alone are not characters)'],
     [[], 'body must be a JSON object'],
   ])('refuses the create body %j with 400 naming the field', async (body, error) => {
     await start();
@@ -112,6 +122,10 @@ describe('token admin API: bodies', () => {
     const patched = await admin('PATCH', `${TOKENS}/${id}`, { name: 'vendor-z', expires_at: null });
     expect(patched.status).toBe(200);
     expect(tokens.calls).toContain(`update ${id} {"name":"vendor-z","expiresAt":null}`);
+    const calls = tokens.calls.length;
+    const burst = await admin('PATCH', `${TOKENS}/${id}`, { policy: { rate: { per_second: 1, burst: 2 ** 32 } } });
+    expect({ status: burst.status, body: await burst.json() }).toEqual({ status: 400, body: { error: 'policy.rate.burst must be at most 1000000' } });
+    expect(tokens.calls).toHaveLength(calls);
     const revoked = await admin('DELETE', `${TOKENS}/${id}`);
     expect(((await revoked.json()) as Record<string, unknown>).revoked_at).toBe('2026-11-25T00:00:01.000000000Z');
     const unknown = await admin('GET', `${TOKENS}/nope`);

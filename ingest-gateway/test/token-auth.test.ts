@@ -153,3 +153,20 @@ describe('token policy, the bootstrap token and the reads', () => {
     expect((await fetch(`${gateway.url}${API}/devices`)).status).toBe(401);
   });
 });
+
+describe('token names in messages', () => {
+  let gw: TestGateway | undefined;
+  afterEach(async () => {
+    await gw?.close();
+    gw = undefined;
+  });
+
+  it('quotes a stored name safely in its 403: a bidi override or a newline is escaped, never echoed raw', async () => {
+    const tokens = fakeTokens();
+    const secret = tokens.add('evil\u202e\nname', { policy: { domains: ['acme.camera.*'] } });
+    const gateway = (gw = await startGateway({ tokens: { client: tokens.client, source: tokens.source } }));
+    const answer = await gateway.post(mutate((b) => (b.source.object_domain = 'other')), { Authorization: `Bearer ${secret}` });
+    expect(answer.status).toBe(403);
+    expect(answer.json).toEqual({ error: "token 'evil\\u202e\\u000aname' may not send events of this source.object_domain (allowed: acme.camera.*)" });
+  });
+});

@@ -14,7 +14,28 @@ describe('parseRfc3339 (the one parser of the HTTP API and the registry CLI)', (
     expect(first).toEqual({ seconds: '-62135596800', nanos: 0 });
     expect(microsFromTimestamp(first!)).toBe(-62_135_596_800_000_000n);
     expect(parseRfc3339('0099-06-01T00:00:00Z')!.seconds).toBe(String(new Date('0099-06-01T00:00:00Z').getTime() / 1000));
-    expect(parseRfc3339('9999-12-31T23:59:59.999999999Z')).toEqual({ seconds: '253402300799', nanos: 999_999_999 });
+    const last = parseRfc3339('9999-12-31T23:59:59.999999Z');
+    expect(last).toEqual({ seconds: '253402300799', nanos: 999_999_000 });
+    expect(microsFromTimestamp(last!)).toBe(253_402_300_799_999_999n);
+  });
+
+  it.each([
+    ['9999-12-31T23:59:59.9999999Z', 'seven nines: rounds up into year 10000'],
+    ['9999-12-31T23:59:59.999999999Z', 'nine nines: rounds up into year 10000'],
+    ['9999-12-31T23:59:59.9999991Z', 'a tenth of a microsecond past the last one'],
+    ['9999-12-31T23:00:00-01:00', 'year 10000 once the offset applies'],
+    ['0001-01-01T00:30:00+01:00', 'year 0 once the offset applies'],
+  ])('refuses %j (%s): nothing the database and the API cannot hold', (text) => {
+    expect(parseRfc3339(text)).toBeUndefined();
+  });
+
+  it('microsFromTimestamp refuses a Timestamp that rounds past the last storable microsecond', () => {
+    expect(microsFromTimestamp({ seconds: '253402300799', nanos: 999_999_000 })).toBe(253_402_300_799_999_999n);
+    expect(microsFromTimestamp({ seconds: '253402300799', nanos: 999_999_001 })).toBeUndefined();
+    expect(microsFromTimestamp({ seconds: '253402300799', nanos: 999_999_999 })).toBeUndefined();
+    expect(microsFromTimestamp({ seconds: '-62135596800', nanos: 0 })).toBe(-62_135_596_800_000_000n);
+    expect(microsFromTimestamp({ seconds: '-62135596801', nanos: 999_999_999 })).toBe(-62_135_596_800_000_000n);
+    expect(microsFromTimestamp({ seconds: '-62135596801', nanos: 999_998_999 })).toBeUndefined();
   });
 
   it.each([

@@ -25,7 +25,7 @@ type Printed = Omit<TokenJson, 'token'> & { token: string; tokens: TokenJson[]; 
 async function cli(...argv: string[]): Promise<{ code: number; json: Printed; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(['--address', address, ...argv], {}, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) });
+  const code = await runCli(['--address', address, ...argv], {}, { stdout: (s) => void (stdout += s), stderr: (s) => (stderr += s) });
   return { code, json: code === 0 ? (JSON.parse(stdout) as Printed) : (undefined as unknown as Printed), stderr };
 }
 
@@ -72,8 +72,9 @@ describe.skipIf(!up)('registry CLI commands', () => {
     const missing = await cli('tokens', 'get', '0190d3c2-0000-7000-8000-000000000000');
     const used = `using the registry at ${address} (--address)\n`;
     expect(missing).toEqual({ code: 1, json: undefined, stderr: `${used}error: token 0190d3c2-0000-7000-8000-000000000000 not found (field id)\n` });
-    const refused = await cli('tokens', 'create', '--name', unique('bad'), '--policy', '{"rate": {"per_second": 1, "burst": 0}}');
-    expect(refused).toMatchObject({ code: 1, stderr: `${used}error: policy.rate.burst must be at least 1 (field policy.rate.burst)\n` });
+    // Which kinds exist is the registry's rule (the CLI checks only the policy's shape and numbers).
+    const refused = await cli('tokens', 'create', '--name', unique('bad'), '--policy', '{"may_create": ["users"]}');
+    expect(refused).toMatchObject({ code: 1, stderr: `${used}error: policy.may_create[0] must be one of devices, objects, event_types (field policy.may_create[0])\n` });
     const code = await runCli(['tokens', 'list'], { REGISTRY_GRPC_PORT: '1' }, { stdout: () => undefined, stderr: (s) => expect(s).toContain('127.0.0.1:1') });
     expect(code).toBe(1);
   });
@@ -85,6 +86,12 @@ describe.skipIf(!up)('registry CLI commands', () => {
     [['tokens', 'create', '--name', 'x', '--policy', '{"domain": ["a"]}'], '--policy: policy.domain is not a policy field'],
     [['tokens', 'create', '--name', 'x', '--policy', '{"max_devices": "5"}'], '--policy: policy.max_devices must be a number'],
     [['tokens', 'create', '--name', 'x', '--expires-at', '2027-02-30T00:00:00Z'], '--expires-at must be an RFC 3339 date-time'],
+    [['tokens', 'create', '--name', 'x', '--expires-at', '9999-12-31T23:59:59.999999999Z'], '--expires-at must be an RFC 3339 date-time from 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z'],
+    [['tokens', 'create', '--name', 'a', '--name', 'b'], '--name is given more than once'],
+    [['tokens', 'update', 'id', '--policy', '{}', '--policy', '{}'], '--policy is given more than once'],
+    [['--address', '127.0.0.1:1', '--address', '127.0.0.1:2', 'tokens', 'list'], '--address is given more than once'],
+    [['tokens', 'create', '--name', 'x', '--policy', '{"rate": {"per_second": 1, "burst": 4294967296}}'], '--policy: policy.rate.burst must be at most 1000000'],
+    [['tokens', 'update', 'id', '--policy', '{"rate": {"per_second": 1e-9, "burst": 1}}'], '--policy: policy.rate.per_second must be a number from 0.001 to 1000000'],
     [['tokens', 'get'], 'tokens get takes one token id'],
     [['tokens', 'list', '--name', 'x'], 'tokens list does not take --name'],
     [['tokens', 'update', 'id', '--no-expiry', '--expires-at', '2999-01-01T00:00:00Z'], '--expires-at and --no-expiry exclude each other'],
@@ -108,6 +115,35 @@ async function builtCli(env: Record<string, string>, ...argv: string[]): Promise
     ({ stdout, stderr }) => ({ code: 0, stdout, stderr }),
     (err: { code: number; stdout: string; stderr: string }) => ({ code: err.code, stdout: err.stdout, stderr: err.stderr }),
   );
+}
+
+/** Runs `node CLI argv… | reader` in bash: the CLI's exit code and stderr, the reader's output. */
+async function piped(env: Record<string, string>, reader: string, ...argv: string[]): Promise<{ code: number; stderr: string; read: string }> {
+  const script = `"$NODE" "$CLI" "$@" 2>"$ERR" | ${reader}; echo "exit=\${PIPESTATUS[0]}"`;
+  const err = `/tmp/token-cli-${process.pid}-${Math.random().toString(36).slice(2)}.err`;
+  const { stdout } = await promisify(execFile)('bash', ['-c', script, 'piped', ...argv], { env: { ...BASE_ENV, ...env, NODE: process.execPath, CLI, ERR: err } });
+  const { readFile, rm } = await import('node:fs/promises');
+  const stderr = await readFile(err, 'utf8');
+  await rm(err);
+  const [, code = ''] = /exit=(\d+)\n$/.exec(stdout) ?? [];
+  return { code: Number(code), stderr, read: stdout.replace(/exit=\d+\n$/, '') };
+}
+
+/**
+ * `tokens create … | head -3` shows the one-time secret (it comes first), and a reader that is gone
+ * before anything is written gets no secret but an operator who is told which token to revoke.
+ */
+async function expectSecretThroughPipes(env: Record<string, string>): Promise<void> {
+  const head = await piped(env, 'head -3', 'tokens', 'create', '--name', 'piped-head');
+  expect(head.code).toBe(0);
+  expect(head.read).toMatch(/^\{\n {2}"token": "dhe_[A-Za-z0-9_-]{43}",\n {2}"id": "[0-9a-f-]{36}",\n$/);
+  const gone = await piped(env, 'true', 'tokens', 'create', '--name', 'piped-closed');
+  const [, id = 'none'] = /token ([0-9a-f-]{36}) was created/.exec(gone.stderr) ?? [];
+  expect({ code: gone.code, read: gone.read }).toEqual({ code: 1, read: '' });
+  expect(gone.stderr).toContain(`stdout closed before the token's secret was written: token ${id} was created; revoke it`);
+  expect(gone.stderr).not.toMatch(/dhe_|at .*\.js/);
+  const revoked = await builtCli(env, 'tokens', 'revoke', id);
+  expect(revoked.code).toBe(0);
 }
 
 describe.skipIf(!up)('node registry-service/dist/cli/main.js against node registry-service/dist/main.js', () => {
@@ -143,6 +179,7 @@ describe.skipIf(!up)('node registry-service/dist/cli/main.js against node regist
     const revoked = await builtCli(local, 'tokens', 'revoke', id);
     expect(revoked.code).toBe(0);
     expect(JSON.parse(revoked.stdout).revoked_at).toEqual(expect.any(String));
+    await expectSecretThroughPipes(local);
     const refused = await builtCli(local, 'tokens', 'revoke', JSON.parse(listed.stdout).tokens[0].id);
     const used = `using the registry at 127.0.0.1:${port} (REGISTRY_GRPC_PORT)\n`;
     expect(refused).toMatchObject({ code: 1, stdout: '', stderr: `${used}error: the bootstrap token changes only with DYNAMIC_EVENTS_TOKEN (field id)\n` });

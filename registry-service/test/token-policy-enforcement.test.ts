@@ -162,6 +162,27 @@ describe.skipIf(!up)('revoked tokens and Idempotency-Keys', () => {
     expect({ code: err.code, rule: err.details.rule }).toEqual({ code: 'PERMISSION_DENIED', rule: 'token-revoked' });
   });
 
+  it('refuses events of an expired token as expired, in RecordEvent, RecordEvents and CheckEvent, and stores nothing', async () => {
+    const at = Date.now() + 700;
+    const { token } = await tokens.create({ name: unique('expiring'), expiresAt: { seconds: String(Math.floor(at / 1000)), nanos: (at % 1000) * 1_000_000 } });
+    expect((await t.api.recordEvent(eventOf(token!.id))).event!.tokenId).toBe(token!.id);
+    await new Promise((resolve) => setTimeout(resolve, at - Date.now() + 50));
+    const expected = { code: 'PERMISSION_DENIED', rule: 'token-expired', message: 'the token that sent this event has expired' };
+    for (const call of [() => t.api.recordEvent(eventOf(token!.id)), () => t.api.checkEvent(eventOf(token!.id))]) {
+      const err = await rejection(call());
+      expect({ code: err.code, rule: err.details.rule, message: err.message }).toEqual(expected);
+    }
+    const { results } = await t.api.recordEvents([eventOf(token!.id)]);
+    expect(results[0]!.error).toMatchObject({ code: 7, message: expected.message, rule: 'token-expired' });
+    expect(await countRows(t.pool, 'events', 'token_id = $1', [token!.id])).toBe(1);
+  });
+
+  it('refuses events of a token id no token has as unknown, not revoked', async () => {
+    const unknownId = '0190d3c2-0000-7000-8000-0000000000ff';
+    const err = await rejection(t.api.recordEvent(eventOf(unknownId)));
+    expect({ code: err.code, rule: err.details.rule, message: err.message }).toEqual({ code: 'PERMISSION_DENIED', rule: 'token-unknown', message: 'the token that sent this event is unknown' });
+  });
+
   it('scopes a key to its token: two tokens may use the same key, one token replays its own', async () => {
     const [a, b] = [await newToken('key-a'), await newToken('key-b')];
     const key = unique('key');

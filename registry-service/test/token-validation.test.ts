@@ -22,6 +22,13 @@ const CREATE_CASES: Array<[string, Partial<registry.CreateTokenRequest>, string,
   ['a name of 101 characters', { name: 'é'.repeat(101) }, 'name', 'max-length', 'name must be at most 100 characters'],
   ['a control character in the name', { name: 'tab\there' }, 'name', 'characters'],
   ['the bootstrap token name', { name: 'DYNAMIC_EVENTS_TOKEN' }, 'name', 'reserved'],
+  ['the bootstrap token name in lower case', { name: 'dynamic_events_token' }, 'name', 'reserved'],
+  ['the bootstrap token name in mixed case', { name: 'Dynamic_Events_Token' }, 'name', 'reserved'],
+  ['a bidi override in the name', { name: 'vendor\u202ex' }, 'name', 'characters'],
+  ['a right-to-left mark in the name', { name: '\u200fvendor' }, 'name', 'characters'],
+  ['a name of only spaces', { name: '   ' }, 'name', 'not-empty', 'name must not be empty'],
+  ['a name of only zero-width characters', { name: '\u200b\u200c\u2060' }, 'name', 'not-empty'],
+  ['a decomposed (NFD) name', { name: 'came\u0301ra' }, 'name', 'nfc'],
   ['an unknown kind', { policy: policy({ mayCreate: list('devices', 'users') }) }, 'policy.may_create[1]', 'one-of', 'policy.may_create[1] must be one of devices, objects, event_types'],
   ['a kind twice', { policy: policy({ mayCreate: list('objects', 'objects') }) }, 'policy.may_create[1]', 'duplicate'],
   ['an empty domain', { policy: policy({ domains: list('') }) }, 'policy.domains[0]', 'required'],
@@ -38,11 +45,15 @@ const CREATE_CASES: Array<[string, Partial<registry.CreateTokenRequest>, string,
   ['a zero rate', { policy: policy({ rate: { perSecond: 0, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['a NaN rate', { policy: policy({ rate: { perSecond: Number.NaN, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['an infinite rate', { policy: policy({ rate: { perSecond: Number.POSITIVE_INFINITY, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
+  ['the smallest double as a rate', { policy: policy({ rate: { perSecond: 5e-324, burst: 1 } }) }, 'policy.rate.per_second', 'range', 'policy.rate.per_second must be a number from 0.001 to 1000000'],
+  ['a rate of 1e-308', { policy: policy({ rate: { perSecond: 1e-308, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
+  ['a rate just below the minimum', { policy: policy({ rate: { perSecond: 0.000999, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['a rate above a million', { policy: policy({ rate: { perSecond: 1_000_001, burst: 1 } }) }, 'policy.rate.per_second', 'range'],
   ['an unset burst', { policy: policy({ rate: { perSecond: 5, burst: 0 } }) }, 'policy.rate.burst', 'min', 'policy.rate.burst must be at least 1'],
   ['a burst above a million', { policy: policy({ rate: { perSecond: 5, burst: 1_000_001 } }) }, 'policy.rate.burst', 'max'],
   ['an expiry in the past', { expiresAt: inSeconds(-5) }, 'expires_at', 'future', 'expires_at must be in the future'],
   ['an expiry out of range', { expiresAt: { seconds: '1', nanos: 2_000_000_000 } }, 'expires_at', 'timestamp'],
+  ['an expiry that rounds into year 10000', { expiresAt: { seconds: '253402300799', nanos: 999_999_999 } }, 'expires_at', 'timestamp'],
 ];
 
 describe.skipIf(!up)('TokenService input rules', () => {
@@ -66,6 +77,8 @@ describe.skipIf(!up)('TokenService input rules', () => {
       expiresAt: inSeconds(5),
     });
     expect(token!.name).toBe('🎥'.repeat(100));
+    const slowest = await api.create({ name: unique('slowest'), policy: policy({ rate: { perSecond: 0.001, burst: 1 } }) });
+    expect(slowest.token!.policy!.rate).toEqual({ perSecond: 0.001, burst: 1 });
     expect(token!.policy!.maxDevices).toBe('2147483647');
   });
 

@@ -99,6 +99,7 @@ describe.skipIf(!up)('lists and the event stream over HTTP, two stacks on one da
     ['dynamic-events?since=yesterday', 'since'],
     ['dynamic-events?since=2026-11-22T00:00:00Z&until=2026-11-21T00:00:00Z', 'since'],
     ['dynamic-events?order=sideways', 'order'],
+    ['dynamic-events?until=9999-12-31T23:59:59.9999999Z', 'until'],
     ['dynamic-events?page_token=nope', 'page_token'],
     ['objects?page_token=nope', 'page_token'],
     ['dynamic-events/stream?after=nope', 'after'],
@@ -108,6 +109,21 @@ describe.skipIf(!up)('lists and the event stream over HTTP, two stacks on one da
     const res = await getJson(`${a.api}/${path}`);
     expect(res.status).toBe(400);
     expect((res.body as { error: string }).error).toContain(name);
+  });
+});
+
+describe.skipIf(!up)('edited page tokens over HTTP', () => {
+  it('answers 400 naming page_token for a token whose position was edited', async () => {
+    const device = unique('cam');
+    for (let i = 0; i < 2; i++) await postJson(`${a.api}/dynamic-events`, exampleEvent({ device }));
+    const page = await getJson(`${a.api}/dynamic-events?device_name=${device}&limit=1`);
+    const token = (page.body as { next_page_token: string }).next_page_token;
+    const doc = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { p: string[] };
+    for (const position of [['9999999999999999999', doc.p[1]], ['253402300800000000', doc.p[1]], [doc.p[0], `${doc.p[1]}\u0000`]]) {
+      const forged = Buffer.from(JSON.stringify({ ...doc, p: position })).toString('base64url');
+      const res = await getJson(`${a.api}/dynamic-events?device_name=${device}&limit=1&page_token=${forged}`);
+      expect({ status: res.status, error: (res.body as { error: string }).error }).toEqual({ status: 400, error: 'page_token is malformed' });
+    }
   });
 });
 

@@ -1,6 +1,7 @@
 import { METHODS, type RequestListener } from 'node:http';
 import Koa from 'koa';
 import { Router } from '@koa/router';
+import { escapeUnsafe } from '@dynamic-events/proto';
 import type { Logger } from '@dynamic-events/proto/runtime';
 import { isClientFault } from './client-faults.js';
 import type { MediaClient } from '../clients/media.js';
@@ -137,8 +138,9 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
  */
 function jsonFallbacks(): GatewayMiddleware {
   const messages: Record<number, (ctx: GatewayContext) => string> = {
-    404: (ctx) => `no route for ${ctx.method} ${ctx.path}`,
-    405: (ctx) => `method ${ctx.method} not allowed for ${ctx.path} (allowed: ${ctx.response.get('Allow')})`,
+    // The path is the caller's: escaped, so it cannot carry a bidi override or a line into the message.
+    404: (ctx) => `no route for ${ctx.method} ${escapeUnsafe(ctx.path)}`,
+    405: (ctx) => `method ${ctx.method} not allowed for ${escapeUnsafe(ctx.path)} (allowed: ${ctx.response.get('Allow')})`,
     501: (ctx) => `method ${ctx.method} not implemented`,
   };
   return async (ctx, next) => {

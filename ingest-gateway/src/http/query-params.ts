@@ -1,4 +1,4 @@
-import { invalidArgument, parseRfc3339 } from '@dynamic-events/proto';
+import { invalidArgument, parseRfc3339, TIMESTAMP_RANGE_TEXT } from '@dynamic-events/proto';
 import type { ChangeKind, EventQuery, Instant, PageQuery } from '../model.js';
 
 /** The query string as Koa parses it: a repeated parameter arrives as an array. */
@@ -30,10 +30,13 @@ export function pageOf(params: Record<string, string | undefined>): PageQuery {
   return { limit, pageToken: params.page_token ?? '' };
 }
 
-/** An RFC 3339 timestamp (offset required, proto's parseRfc3339) to an exact instant; anything else is a 400 naming `name`. */
+/**
+ * An RFC 3339 timestamp (offset required, proto's parseRfc3339) to an exact instant; anything else,
+ * or an instant past what the platform stores (TIMESTAMP_RANGE), is a 400 naming `name`.
+ */
 export function instantOf(name: string, value: string): Instant {
   const instant = parseRfc3339(value);
-  if (!instant) throw invalidArgument(name, 'rfc3339', `${name} must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z`);
+  if (!instant) throw invalidArgument(name, 'rfc3339', `${name} must be an RFC 3339 timestamp such as 2026-11-21T08:20:04Z, from ${TIMESTAMP_RANGE_TEXT}`);
   return instant;
 }
 

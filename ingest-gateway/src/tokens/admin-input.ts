@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from 'ajv';
-import { invalidArgument, policyFromJson, ruleError, type AppError, type PolicyJson } from '@dynamic-events/proto';
+import { checkCharacters, checkPolicyNumbers, invalidArgument, policyFromJson, ruleError, type AppError, type PolicyJson, type TokenPolicy } from '@dynamic-events/proto';
 import { instantOf } from '../http/query-params.js';
 import { AUTH_SETTINGS_SCHEMA, CREATE_TOKEN_SCHEMA, UPDATE_TOKEN_SCHEMA } from './admin-schema.js';
 import type { Instant, TokenChange, TokenDraft } from './token-model.js';
@@ -29,21 +29,34 @@ export function createTokenAdminInput(): TokenAdminInput {
   };
   return {
     // The schema reports a bad shape first (naming the field); policyFromJson, the one reader of
-    // the policy's JSON (shared with the registry), then maps it.
+    // the policy's JSON (shared with the registry), then maps it, and its numbers are checked
+    // against their documented ranges before the wire (burst is a uint32 there).
     draft(body) {
       const json = check(create, body);
-      return { name: json.name ?? '', policy: json.policy && policyFromJson(json.policy), expiresAt: expiryOf(json.expires_at) ?? undefined };
+      return { name: nameOf(json.name ?? ''), policy: json.policy && policyOf(json.policy), expiresAt: expiryOf(json.expires_at) ?? undefined };
     },
     change(body) {
       const json = check(update, body);
       return {
-        ...(json.name !== undefined ? { name: json.name } : {}),
-        ...(json.policy !== undefined ? { policy: policyFromJson(json.policy) } : {}),
+        ...(json.name !== undefined ? { name: nameOf(json.name) } : {}),
+        ...(json.policy !== undefined ? { policy: policyOf(json.policy) } : {}),
         ...(json.expires_at !== undefined ? { expiresAt: expiryOf(json.expires_at) } : {}),
       };
     },
     requireToken: (body) => check(settings, body).require_token,
   };
+}
+
+/** The registry owns the name's rules, but a lone surrogate would reach it as U+FFFD: refused here. */
+function nameOf(name: string): string {
+  checkCharacters('name', name);
+  return name;
+}
+
+function policyOf(json: PolicyJson): TokenPolicy {
+  const policy = policyFromJson(json);
+  checkPolicyNumbers(policy);
+  return policy;
 }
 
 function expiryOf(value: string | null | undefined): Instant | null | undefined {

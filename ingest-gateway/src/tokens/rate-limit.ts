@@ -1,4 +1,4 @@
-import { AppError } from '@dynamic-events/proto';
+import { AppError, quoteName, rateProblem } from '@dynamic-events/proto';
 import { type Logger } from '@dynamic-events/proto/runtime';
 import { Redis } from 'ioredis';
 import type { Metrics } from '../metrics.js';
@@ -19,6 +19,10 @@ export type RateLimiter = (token: TokenCredential | undefined) => Promise<void> 
 const GCRA_SCRIPT = `
 local interval = tonumber(ARGV[1])
 local burst = tonumber(ARGV[2])
+-- Fail closed: arithmetic this step cannot do (NaN, an infinite or non-positive interval, a burst
+-- below 1, an expiry past what PX takes) answers -1, which the gateway refuses; never a write.
+if not interval or not burst or interval ~= interval or burst ~= burst or interval <= 0 or burst < 1
+  or interval * burst >= 9007199254740991 then return {-1, 0} end
 local clock = redis.call('TIME')
 local now = tonumber(clock[1]) * 1000 + tonumber(clock[2]) / 1000
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
@@ -29,16 +33,23 @@ if allowed_at > now then return {0, math.ceil(allowed_at - now)} end
 redis.call('SET', KEYS[1], tostring(next_tat), 'PX', math.ceil(next_tat - now) + 1000)
 return {1, 0}`;
 
+/** Retry-After of a request refused for an unusable rate: nothing changes sooner than an admin acts. */
+const UNUSABLE_RETRY_AFTER_SECONDS = 60;
+
 type GcraRedis = Redis & { tokenGcra(key: string, intervalMs: number, burst: number): Promise<[number, number]> };
 
-/** The same step in this process (no Redis, or Redis unreachable): exact for one gateway. */
+/**
+ * The same step in this process (no Redis, or Redis unreachable): exact for one gateway. Answers
+ * the wait in ms; Infinity when the arithmetic fails (NaN compares false both ways), so a rate the
+ * step cannot compute refuses rather than allows.
+ */
 function createLocalGcra(): (tokenId: string, rate: TokenRate, now: number) => number {
   const tats = new Map<string, number>();
   return (tokenId, rate, now) => {
     const interval = 1000 / rate.perSecond;
     const tat = Math.max(tats.get(tokenId) ?? 0, now);
     const allowedAt = tat + interval - rate.burst * interval;
-    if (allowedAt > now) return Math.ceil(allowedAt - now);
+    if (!(allowedAt <= now)) return Number.isFinite(allowedAt) ? Math.ceil(allowedAt - now) : Number.POSITIVE_INFINITY;
     tats.set(tokenId, tat + interval);
     // Bounded by the live tokens with a rate; a token idle for a burst's time needs no entry.
     if (tats.size > 10_000) for (const [id, t] of tats) if (t < now) tats.delete(id);
@@ -58,9 +69,19 @@ export function createRateLimiter(deps: { redis: Redis | undefined; logger: Logg
   redis?.defineCommand('tokenGcra', { numberOfKeys: 1, lua: GCRA_SCRIPT });
   let lastWarning = 0;
 
+  /** A rate this gateway cannot apply: every request refused until an admin changes it. */
+  const unusable = (token: TokenCredential): AppError => {
+    deps.metrics.tokenRateChecks.inc({ result: 'unusable' });
+    return new AppError('RESOURCE_EXHAUSTED', `token ${quoteName(token.name)} has a rate this gateway cannot apply: an admin must change its policy.rate`, {
+      rule: 'token-rate-unusable',
+      retryAfterSeconds: UNUSABLE_RETRY_AFTER_SECONDS,
+    });
+  };
+
   const refuse = (token: TokenCredential, rate: TokenRate, waitMs: number): AppError => {
+    if (!Number.isFinite(waitMs)) return unusable(token);
     deps.metrics.tokenRateChecks.inc({ result: 'limited' });
-    return new AppError('RESOURCE_EXHAUSTED', `token '${token.name}' is over its rate of ${rate.perSecond} events per second (burst ${rate.burst})`, {
+    return new AppError('RESOURCE_EXHAUSTED', `token ${quoteName(token.name)} is over its rate of ${rate.perSecond} events per second (burst ${rate.burst})`, {
       rule: 'token-rate',
       retryAfterSeconds: Math.max(1, Math.ceil(waitMs / 1000)),
     });
@@ -70,7 +91,7 @@ export function createRateLimiter(deps: { redis: Redis | undefined; logger: Logg
     let waitMs: number;
     try {
       const [allowed, wait] = await redis!.tokenGcra(`dynamic-events:rate:${token.id}`, 1000 / rate.perSecond, rate.burst);
-      waitMs = allowed === 1 ? 0 : wait;
+      waitMs = allowed === 1 ? 0 : allowed === -1 ? Number.POSITIVE_INFINITY : wait;
     } catch (err) {
       deps.metrics.tokenRateChecks.inc({ result: 'fallback' });
       if (Date.now() - lastWarning > 10_000) {
@@ -86,6 +107,9 @@ export function createRateLimiter(deps: { redis: Redis | undefined; logger: Logg
   return (token) => {
     const rate = token?.policy.rate;
     if (token === undefined || rate === undefined) return undefined;
+    // A stored rate outside the documented range (a row older than a rule, or edited in SQL) is
+    // refused before any arithmetic: fail closed, never "allowed".
+    if (rateProblem(rate) !== undefined) return Promise.reject(unusable(token));
     if (redis) return shared(token, rate);
     const waitMs = local(token.id, rate, Date.now());
     if (waitMs > 0) return Promise.reject(refuse(token, rate, waitMs));

@@ -1,4 +1,4 @@
-import { AppError, domainAllowed } from '@dynamic-events/proto';
+import { AppError, domainAllowed, quoteName } from '@dynamic-events/proto';
 import type { EventInput } from '../model.js';
 import type { TokenCredential } from './token-model.js';
 
@@ -23,7 +23,7 @@ export function checkTokenPolicy(token: TokenCredential | undefined, input: Even
   if (token === undefined || domains === undefined) return;
   // The message names the field, not the value: 4xx messages reach the access log.
   if (!domainAllowed(domains, input.source.objectDomain)) {
-    throw new AppError('PERMISSION_DENIED', `token '${token.name}' may not send events of this source.object_domain (allowed: ${domains.join(', ')})`, {
+    throw new AppError('PERMISSION_DENIED', `token ${quoteName(token.name)} may not send events of this source.object_domain (allowed: ${domains.join(', ')})`, {
       field: 'source.object_domain',
       rule: 'token-domains',
     });

@@ -100,8 +100,8 @@ export function checkNfc(field: string, value: string): void {
   if (!isNfc(value)) throw invalidArgument(field, 'nfc', `${field} must be Unicode NFC-normalized`);
 }
 
-/** An identity field: the character rules, then NFC (checked on well-formed text only). */
-function checkIdentityText(field: string, value: string): void {
+/** An identity field (and a token name): the character rules, then NFC (checked on well-formed text only). */
+export function checkIdentityText(field: string, value: string): void {
   checkCharacters(field, value);
   checkIdentityCharacters(field, value);
   checkNfc(field, value);

@@ -30,15 +30,30 @@ let lastNanos = -1;
 let lastText = '';
 
 /**
+ * The instants the platform accepts and stores, in microseconds since the epoch (Postgres
+ * timestamptz precision): 0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z, RFC 3339's years and
+ * protobuf Timestamp's range. Postgres itself goes to year 294276, but nothing past 9999 can be
+ * written back as RFC 3339 or as a Timestamp, so nothing past it is taken in.
+ */
+const TIMESTAMP_RANGE = Object.freeze({ minMicros: -62_135_596_800_000_000n, maxMicros: 253_402_300_799_999_999n });
+
+/** The range as people read it, for messages. */
+export const TIMESTAMP_RANGE_TEXT = '0001-01-01T00:00:00Z to 9999-12-31T23:59:59.999999Z';
+
+/** Whether microseconds since the epoch lie within TIMESTAMP_RANGE. */
+export function isStorableMicros(micros: bigint): boolean {
+  return micros >= TIMESTAMP_RANGE.minMicros && micros <= TIMESTAMP_RANGE.maxMicros;
+}
+
+/**
  * Microseconds since the epoch from a protobuf Timestamp, rounded up to the next whole microsecond
- * (bounds compare the same either way at Postgres precision); undefined when out of range (years 0001-9999).
+ * (bounds compare the same either way at Postgres precision); undefined when the result is outside
+ * TIMESTAMP_RANGE, so 9999-12-31T23:59:59.9999999Z, which rounds into year 10000, is refused too.
  */
 export function microsFromTimestamp(ts: Timestamp): bigint | undefined {
   if (!Number.isInteger(ts.nanos) || ts.nanos < 0 || ts.nanos > 999_999_999 || !/^-?\d{1,12}$/.test(ts.seconds)) return undefined;
-  const seconds = BigInt(ts.seconds);
-  // RFC 3339 years 0001-9999, as protobuf's Timestamp defines its range.
-  if (seconds < -62_135_596_800n || seconds > 253_402_300_799n) return undefined;
-  return seconds * 1_000_000n + BigInt(Math.ceil(ts.nanos / 1000));
+  const micros = BigInt(ts.seconds) * 1_000_000n + BigInt(Math.ceil(ts.nanos / 1000));
+  return isStorableMicros(micros) ? micros : undefined;
 }
 
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(?:[Zz]|([+-])(\d{2}):(\d{2}))$/;
@@ -48,8 +63,8 @@ const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9
  * offset is required) as a protobuf Timestamp, exact to the nanosecond; undefined when it is not
  * one. The one parser of the HTTP API's timestamps and the registry CLI's flags. Date.parse alone
  * would take "2027-02-30" and a dozen other shapes, and Date.UTC reads years 0-99 as 1900-1999;
- * here a date must exist as written, in years 0001-9999 (Timestamp's range). A leap second (:60)
- * is refused: a Timestamp cannot hold it.
+ * here a date must exist as written, and the instant, offset applied and rounded up to the
+ * microsecond, must lie in TIMESTAMP_RANGE. A leap second (:60) is refused: a Timestamp cannot hold it.
  */
 export function parseRfc3339(text: string): Timestamp | undefined {
   const m = RFC3339.exec(text);
@@ -65,5 +80,6 @@ export function parseRfc3339(text: string): Timestamp | undefined {
   if (check.getUTCHours() !== Number(h) || Number(mi) > 59 || Number(s) > 59) return undefined;
   if (Number(oh) > 23 || Number(om) > 59) return undefined;
   const offset = (sign === '-' ? -1 : 1) * (Number(oh) * 3600 + Number(om) * 60);
-  return { seconds: String(Math.floor(check.getTime() / 1000) - offset), nanos: Number(fraction.padEnd(9, '0')) };
+  const instant = { seconds: String(Math.floor(check.getTime() / 1000) - offset), nanos: Number(fraction.padEnd(9, '0')) };
+  return microsFromTimestamp(instant) === undefined ? undefined : instant;
 }

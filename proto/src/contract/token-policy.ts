@@ -1,4 +1,4 @@
-import { invalidArgument } from './app-error.js';
+import { invalidArgument, type AppError } from './app-error.js';
 import type { TokenPolicy as ProtoTokenPolicy } from './gen/dynamic_events/registry/v1/tokens.js';
 
 /** A token's rate limit: events per second on average, up to `burst` at once. */
@@ -59,6 +59,47 @@ export function toProtoPolicy(policy: TokenPolicy): ProtoTokenPolicy {
     maxObjects: policy.maxObjects === undefined ? undefined : String(policy.maxObjects),
     rate: policy.rate && { perSecond: policy.rate.perSecond, burst: policy.rate.burst },
   };
+}
+
+/**
+ * The documented range of every numeric policy field (README "Tokens", openapi.yaml TokenPolicy),
+ * checked by checkPolicyNumbers wherever a policy comes in (admin API, CLI, TokenService) before it
+ * reaches the wire (burst is a uint32 there) or the database. Counts are int4-sized wherever a
+ * gateway or a dashboard keeps them. A rate meters floods, not daily quotas (max_devices and
+ * max_objects are those): at least 0.001 per second, one event per 1000 s, keeps the limiter's
+ * arithmetic exact, Retry-After within about 17 minutes and the state one event leaves in Redis
+ * as short; below it 1/per_second overflows (5e-324) or stops meaning anything (1e-9: 31 years).
+ */
+const POLICY_RANGES = Object.freeze({
+  count: Object.freeze({ min: 0, max: 2_147_483_647 }),
+  perSecond: Object.freeze({ min: 0.001, max: 1_000_000 }),
+  burst: Object.freeze({ min: 1, max: 1_000_000 }),
+});
+
+/** What is wrong with a rate, as the INVALID_ARGUMENT naming its field; undefined when it is in range. */
+export function rateProblem(rate: TokenRate, field = 'policy.rate'): AppError | undefined {
+  const { perSecond, burst } = rate;
+  const { perSecond: r, burst: b } = POLICY_RANGES;
+  // Written so NaN fails every comparison into the refusal.
+  if (!(perSecond >= r.min && perSecond <= r.max)) {
+    return invalidArgument(`${field}.per_second`, 'range', `${field}.per_second must be a number from ${r.min} to ${r.max}`);
+  }
+  if (!Number.isInteger(burst)) return invalidArgument(`${field}.burst`, 'integer', `${field}.burst must be an integer`);
+  if (burst < b.min) return invalidArgument(`${field}.burst`, 'min', `${field}.burst must be at least ${b.min}`);
+  if (burst > b.max) return invalidArgument(`${field}.burst`, 'max', `${field}.burst must be at most ${b.max}`);
+  return undefined;
+}
+
+/** Checks every numeric field of a policy against POLICY_RANGES; throws INVALID_ARGUMENT naming the field. */
+export function checkPolicyNumbers(policy: TokenPolicy, field = 'policy'): void {
+  const { count } = POLICY_RANGES;
+  for (const [name, value] of [['max_devices', policy.maxDevices], ['max_objects', policy.maxObjects]] as const) {
+    if (value !== undefined && !(Number.isInteger(value) && value >= count.min && value <= count.max)) {
+      throw invalidArgument(`${field}.${name}`, 'range', `${field}.${name} must be an integer from ${count.min} to ${count.max}`);
+    }
+  }
+  const problem = policy.rate && rateProblem(policy.rate, `${field}.rate`);
+  if (problem) throw problem;
 }
 
 const KNOWN = new Set(['may_create', 'domains', 'max_devices', 'max_objects', 'rate']);

@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { parseRfc3339, policyFromJson, type Timestamp } from '@dynamic-events/proto';
+import { checkPolicyNumbers, parseRfc3339, policyFromJson, TIMESTAMP_RANGE_TEXT, type Timestamp } from '@dynamic-events/proto';
 import type { TokenPolicy } from '../tokens/token-policy.js';
 
 /** What the operator asked for, with its flags parsed (their rules are the registry's to check). */
@@ -68,11 +68,18 @@ const SHAPES: Record<string, { flags: string[]; ids: number }> = {
 export function parseCommandLine(argv: string[]): Invocation {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true });
+    parsed = parseArgs({ args: argv, options: OPTIONS, allowPositionals: true, strict: true, tokens: true });
   } catch (err) {
     throw new UsageError((err as Error).message);
   }
-  const { values, positionals } = parsed;
+  const { values, positionals, tokens } = parsed;
+  // parseArgs keeps the last of a repeated flag: `--name a --name b` would act on a name the operator may not have meant.
+  const seen = new Set<string>();
+  for (const token of tokens) {
+    if (token.kind !== 'option') continue;
+    if (seen.has(token.name)) throw new UsageError(`--${token.name} is given more than once`);
+    seen.add(token.name);
+  }
   if (values.help || positionals.length === 0) return { address: values.address, command: { kind: 'help' } };
   const kind = positionals.slice(0, 2).join(' ');
   const shape = SHAPES[kind];
@@ -109,7 +116,7 @@ function changes(values: Values): { policy?: TokenPolicy; expiresAt?: Timestamp 
   if (values.policy !== undefined) result.policy = parsePolicy(values.policy);
   if (values['expires-at'] !== undefined) {
     const expiresAt = parseRfc3339(values['expires-at']);
-    if (!expiresAt) throw new UsageError('--expires-at must be an RFC 3339 date-time, e.g. 2027-01-31T12:00:00Z');
+    if (!expiresAt) throw new UsageError(`--expires-at must be an RFC 3339 date-time from ${TIMESTAMP_RANGE_TEXT}, e.g. 2027-01-31T12:00:00Z`);
     result.expiresAt = expiresAt;
   }
   return result;
@@ -123,7 +130,10 @@ function parsePolicy(text: string): TokenPolicy {
     throw new UsageError('--policy must be JSON, e.g. {"domains": ["acme.camera.*"]}');
   }
   try {
-    return policyFromJson(json);
+    // The numbers' ranges before the wire: a burst of 2^32 would not even encode.
+    const policy = policyFromJson(json);
+    checkPolicyNumbers(policy);
+    return policy;
   } catch (err) {
     throw new UsageError(`--policy: ${(err as Error).message}`);
   }

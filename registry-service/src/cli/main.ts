@@ -5,6 +5,13 @@
  */
 import { runCli } from './run.js';
 
-const out = { stdout: (text: string) => process.stdout.write(text), stderr: (text: string) => process.stderr.write(text) };
+// A write to a closed pipe (`… | head -1`) fails with EPIPE: the write's callback hands it to
+// runCli, which says what was lost; the stream's own 'error' event would otherwise end the process
+// with a stack trace before that.
+process.stdout.on('error', () => undefined);
+const out = {
+  stdout: (text: string) => new Promise<void>((resolve, reject) => process.stdout.write(text, (err) => (err ? reject(err) : resolve()))),
+  stderr: (text: string) => void process.stderr.write(text),
+};
 // eslint-disable-next-line no-restricted-properties -- the CLI's entry point, its main.ts
 process.exitCode = await runCli(process.argv.slice(2), process.env, out);

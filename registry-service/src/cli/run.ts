@@ -6,8 +6,30 @@ import { runCommand } from './token-client.js';
 
 /** Where the CLI writes: the process' streams in main.ts, buffers in tests. */
 interface CliOutput {
-  stdout(text: string): void;
+  /** Settles once the text is written; rejects when it cannot be (a closed pipe: EPIPE). */
+  stdout(text: string): void | Promise<void>;
   stderr(text: string): void;
+}
+
+/** Thrown when stdout is gone before the result is written; says what the command already did. */
+class OutputLost extends Error {
+  override readonly name = 'OutputLost';
+}
+
+/**
+ * Writes the result. A created token's secret exists only in this output: when it cannot be
+ * written (the reader closed the pipe), the operator is told which token to revoke.
+ */
+async function printResult(out: CliOutput, result: unknown): Promise<void> {
+  try {
+    await out.stdout(`${JSON.stringify(result, null, 2)}\n`);
+  } catch {
+    const { id, token } = (result ?? {}) as { id?: unknown; token?: unknown };
+    if (typeof token === 'string' && typeof id === 'string') {
+      throw new OutputLost(`stdout closed before the token's secret was written: token ${id} was created; revoke it (tokens revoke ${id}) and create another`);
+    }
+    throw new OutputLost('stdout closed before the result was written');
+  }
 }
 
 /** Exit codes: 0 done, 1 the registry refused or could not be reached, 2 a bad command line. */
@@ -32,7 +54,7 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
   try {
     const { address, command } = parseCommandLine(argv);
     if (command.kind === 'help') {
-      out.stdout(`${USAGE}\n`);
+      await out.stdout(`${USAGE}\n`);
       return EXIT.ok;
     }
     const { address: target, source } = await resolveTarget({ flag: address, ...CLI_ENV.load(env) });
@@ -44,7 +66,7 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
       }
       throw err;
     });
-    out.stdout(`${JSON.stringify(result, null, 2)}\n`);
+    await printResult(out, result);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof UsageError) {

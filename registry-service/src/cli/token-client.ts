@@ -21,8 +21,9 @@ export async function runCommand(address: string, command: RunnableCommand): Pro
       case 'tokens create': {
         const policy = command.policy && toProtoPolicy(command.policy);
         const { token, secret } = await call(client.createToken, { name: command.name, policy, expiresAt: command.expiresAt });
-        // As the admin API's POST answers: the token, and its secret under `token`, this once.
-        return { ...tokenJson(token), token: secret };
+        // As the admin API's POST answers: the token, and its secret under `token`, this once. The
+        // secret comes first, so `… | head -3` still shows it.
+        return { token: secret, ...tokenJson(token) };
       }
       case 'tokens list':
         return { tokens: (await call(client.listTokens, {})).tokens.map(tokenJson) };

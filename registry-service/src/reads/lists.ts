@@ -1,4 +1,4 @@
-import { invalidArgument } from '@dynamic-events/proto';
+import { invalidArgument, isStorableMicros } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { listDevices, listEventTypes, listObjects } from '../db/queries/list-entities.js';
 import { listEvents } from '../db/queries/list-events.js';
@@ -53,7 +53,8 @@ export function createLister(pool: pg.Pool): Lister {
       let after: { createdUs: bigint; id: string } | undefined;
       if (request.pageToken !== '') {
         const [createdUs = '', id = ''] = codec.decode(request.pageToken, 'page_token');
-        if (!MICROS.test(createdUs) || !isUuid(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
+        // A position no stored event can have (outside years 0001-9999) is an edited token.
+        if (!MICROS.test(createdUs) || !isStorableMicros(BigInt(createdUs)) || !isUuid(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
         after = { createdUs: BigInt(createdUs), id };
       }
       const page = await paged(

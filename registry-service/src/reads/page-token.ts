@@ -1,12 +1,14 @@
 import { createHash } from 'node:crypto';
-import { invalidArgument } from '@dynamic-events/proto';
+import { invalidArgument, textProblem } from '@dynamic-events/proto';
 
 /**
  * Opaque tokens for list pages and watch cursors: base64url of a small JSON document naming what the
  * token belongs to (`kind`: a list, or the watch), a digest of the request it continues (`scope`:
  * filter and order) and the position. A token from another list, filter or order, or that does not
  * decode, is INVALID_ARGUMENT naming the field it came in. Tokens carry positions, not secrets: a
- * caller who edits one only moves its own position.
+ * caller who edits one only moves its own position, and every value of a position is checked here
+ * (strings without U+0000 or lone surrogates, which no stored value holds) and by its list (its
+ * shape), so an edited token is refused naming the field before any query sees it.
  */
 interface TokenCodec {
   encode(position: string[]): string;
@@ -39,7 +41,7 @@ export function createTokenCodec(kind: string, scope: string, positionLength: nu
       if (typeof doc !== 'object' || doc === null || doc.v !== 1 || !Array.isArray(doc.p)) throw bad('malformed');
       if (doc.k !== kind || doc.s !== scope) throw bad('not valid for this request (it belongs to another list, filter or order)');
       const position = doc.p as unknown[];
-      if (position.length !== positionLength || !position.every((x) => typeof x === 'string')) throw bad('malformed');
+      if (position.length !== positionLength || !position.every((x) => typeof x === 'string' && textProblem(x) === undefined)) throw bad('malformed');
       return position as string[];
     },
   };

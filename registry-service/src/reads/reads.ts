@@ -1,4 +1,4 @@
-import { AppError, LIMITS, invalidArgument } from '@dynamic-events/proto';
+import { AppError, LIMITS, invalidArgument, quoteName } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { findDevice } from '../db/queries/devices.js';
 import { findEventType } from '../db/queries/event-types.js';
@@ -30,8 +30,8 @@ function lookupKey(field: string, value: string, maxLength: number): boolean {
   return withinLength(value, maxLength) && !value.includes('\u0000');
 }
 
-/** Quotes a caller-supplied name for a message (bounded by the checks above). */
-const quote = (value: string): string => JSON.stringify(value);
+/** Quotes a caller-supplied name for a message (bounded by the checks above; no bidi mark or control raw). */
+const quote = (value: string): string => quoteName(value, '"');
 
 export function createReader(pool: pg.Pool): Reader {
   return {

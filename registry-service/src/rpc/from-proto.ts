@@ -1,4 +1,4 @@
-import { invalidArgument, microsFromTimestamp, registry, type Timestamp } from '@dynamic-events/proto';
+import { invalidArgument, microsFromTimestamp, registry, TIMESTAMP_RANGE_TEXT, type Timestamp } from '@dynamic-events/proto';
 import type { EventFilterInput } from '../reads/list-filters.js';
 import type { ChangeKind } from '../watch/watch.js';
 
@@ -7,7 +7,7 @@ import type { ChangeKind } from '../watch/watch.js';
 function micros(field: string, ts: Timestamp | undefined): bigint | undefined {
   if (ts === undefined) return undefined;
   const us = microsFromTimestamp(ts);
-  if (us === undefined) throw invalidArgument(field, 'timestamp', `${field} is not a valid timestamp (years 0001-9999)`);
+  if (us === undefined) throw invalidArgument(field, 'timestamp', `${field} is not a valid timestamp (${TIMESTAMP_RANGE_TEXT})`);
   return us;
 }
 

@@ -1,4 +1,4 @@
-import { fromProtoPolicy, invalidArgument, microsFromTimestamp, registry, timestampFromMicros, toProtoPolicy, type Timestamp } from '@dynamic-events/proto';
+import { fromProtoPolicy, invalidArgument, microsFromTimestamp, registry, TIMESTAMP_RANGE_TEXT, timestampFromMicros, toProtoPolicy, type Timestamp } from '@dynamic-events/proto';
 import type { TokenChange, TokenCredentialRecord, TokenDraft, TokenRecord } from '../tokens/token-rows.js';
 
 /* TokenService messages ↔ domain types; the handlers (tokens.ts) and the operator CLI share them. */
@@ -9,7 +9,7 @@ const optionalTimestamp = (us: bigint | undefined): Timestamp | undefined => (us
 function expiryMicros(ts: Timestamp | undefined): bigint | undefined {
   if (ts === undefined) return undefined;
   const us = microsFromTimestamp(ts);
-  if (us === undefined) throw invalidArgument('expires_at', 'timestamp', 'expires_at is not a valid timestamp (years 0001-9999)');
+  if (us === undefined) throw invalidArgument('expires_at', 'timestamp', `expires_at is not a valid timestamp (${TIMESTAMP_RANGE_TEXT})`);
   return us;
 }
 

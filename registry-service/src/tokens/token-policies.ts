@@ -1,14 +1,19 @@
 import { policyFromJson } from '@dynamic-events/proto';
 import { type Logger } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
-import { listLivePolicies, readTokensVersion } from '../db/queries/token-policies.js';
+import { listLivePolicies, readTokensVersion, revokedAmong } from '../db/queries/token-policies.js';
 import type { TokenPolicy } from './token-policy.js';
 
 /** What the write path applies of a token's policy. */
 export interface TokenRules {
   name: string;
   policy: TokenPolicy;
+  /** Microseconds since the epoch; undefined: never expires. Compared with the clock at each use. */
+  expiresAtMicros?: bigint;
 }
+
+/** Why a token id is not among the live tokens. */
+export type AbsentToken = 'revoked' | 'unknown';
 
 /** The live tokens' policies, as the write path reads them. */
 export interface TokenPolicies {
@@ -16,6 +21,13 @@ export interface TokenPolicies {
   rulesOf(tokenIds: Iterable<string>): Promise<Map<string, TokenRules>>;
   /** True when the token has max_devices or max_objects (from the last load; cheap). */
   isLimited(tokenId: string): boolean;
+  /** For ids rulesOf did not find: revoked, or no token at all (one query; rare, so not cached). */
+  absentReasons(tokenIds: string[]): Promise<Map<string, AbsentToken>>;
+}
+
+/** Whether a token's expiry has passed at `nowMs`. */
+export function hasExpired(rules: TokenRules, nowMs = Date.now()): boolean {
+  return rules.expiresAtMicros !== undefined && rules.expiresAtMicros <= BigInt(nowMs) * 1000n;
 }
 
 /**
@@ -36,12 +48,13 @@ export function createTokenPolicies(deps: { pool: pg.Pool; logger: Logger; maxAg
     if (!force && current === version) return;
     const next = new Map<string, TokenRules>();
     for (const row of await listLivePolicies(deps.pool)) {
+      const expiry = row.expires_us === null ? {} : { expiresAtMicros: BigInt(row.expires_us) };
       try {
-        next.set(row.id, { name: row.name, policy: policyFromJson(row.policy) });
+        next.set(row.id, { name: row.name, policy: policyFromJson(row.policy), ...expiry });
       } catch (err) {
         // Written through validatePolicy, so only a hand-edited row gets here: it may do nothing.
         deps.logger.error({ err, tokenId: row.id }, 'stored token policy is unreadable: the token may not create anything');
-        next.set(row.id, { name: row.name, policy: { mayCreate: [], maxDevices: 0, maxObjects: 0 } });
+        next.set(row.id, { name: row.name, policy: { mayCreate: [], maxDevices: 0, maxObjects: 0 }, ...expiry });
       }
     }
     rules = next;
@@ -79,6 +92,10 @@ export function createTokenPolicies(deps: { pool: pg.Pool; logger: Logger; maxAg
         if (r) found.set(id, r);
       }
       return found;
+    },
+    async absentReasons(tokenIds) {
+      const revoked = await revokedAmong(deps.pool, tokenIds);
+      return new Map(tokenIds.map((id) => [id, revoked.has(id) ? 'revoked' : 'unknown']));
     },
     isLimited(tokenId) {
       const policy = rules.get(tokenId)?.policy;

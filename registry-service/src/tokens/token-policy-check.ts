@@ -1,11 +1,11 @@
-import { AppError } from '@dynamic-events/proto';
+import { AppError, quoteName } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { existingEntities } from '../db/queries/entity-existence.js';
 import { tokenCreations } from '../db/queries/token-policies.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
 import { deviceKey, objectKey, typeKey, type KnownEntities } from '../ingest/known-entities.js';
 import type { EventRecorder } from '../ingest/record-events.js';
-import type { TokenPolicies, TokenRules } from './token-policies.js';
+import { hasExpired, type AbsentToken, type TokenPolicies, type TokenRules } from './token-policies.js';
 import { CREATABLE_KINDS } from './token-policy.js';
 import { fullObjectId, type NewEvent } from '../model.js';
 
@@ -47,8 +47,30 @@ async function existingOf(pool: pg.Pool, candidates: Candidate[]): Promise<Set<s
   return new Set([...[...found.devices].map(deviceKey), ...[...found.objects].map(objectKey), ...[...found.types].map(typeKey)]);
 }
 
+/** Why a token's events are refused whatever they name: revoked, never made, or expired. */
+const TOKEN_STATE_REFUSALS: Record<AbsentToken | 'expired', () => AppError> = {
+  revoked: () => new AppError('PERMISSION_DENIED', 'the token that sent this event is revoked', { field: 'token_id', rule: 'token-revoked' }),
+  unknown: () => new AppError('PERMISSION_DENIED', 'the token that sent this event is unknown', { field: 'token_id', rule: 'token-unknown' }),
+  expired: () => new AppError('PERMISSION_DENIED', 'the token that sent this event has expired', { field: 'token_id', rule: 'token-expired' }),
+};
+
+/** Rules of the live, unexpired tokens among `tokenIds`, and the refusal of each other one. */
+async function tokenStates(policies: TokenPolicies, tokenIds: Set<string>) {
+  const rules = await policies.rulesOf(tokenIds);
+  const refused = new Map<string, AppError>();
+  const now = Date.now();
+  for (const [id, r] of rules) {
+    if (!hasExpired(r, now)) continue;
+    rules.delete(id);
+    refused.set(id, TOKEN_STATE_REFUSALS.expired());
+  }
+  const absent = [...tokenIds].filter((id) => !rules.has(id) && !refused.has(id));
+  if (absent.length > 0) for (const [id, why] of await policies.absentReasons(absent)) refused.set(id, TOKEN_STATE_REFUSALS[why]());
+  return { rules, refused };
+}
+
 const refusal = (rules: TokenRules, c: Candidate) =>
-  new AppError('PERMISSION_DENIED', `token '${rules.name}' may not create ${c.kind.replace('_', ' ')}`, { field: c.field, rule: 'token-may-create' });
+  new AppError('PERMISSION_DENIED', `token ${quoteName(rules.name)} may not create ${c.kind.replace('_', ' ')}`, { field: c.field, rule: 'token-may-create' });
 
 /** A token's policy applied to events before they are written (and by CheckEvent, which writes nothing). */
 export interface PolicyCheck {
@@ -62,18 +84,19 @@ export interface PolicyCheck {
  * Applies `may_create` before anything is written: an event whose token may not create a kind of
  * entity is refused (PERMISSION_DENIED, naming the token and the rule) when its entity of that kind
  * does not exist; the others of the call go on. Entities are never deleted, so "exists now" stays
- * true until the write. Events of a token that is not live (revoked meanwhile) are refused
- * too. max_devices / max_objects are counted inside the write statement itself (record-events-sql.ts);
+ * true until the write. Events of a token that is revoked, expired or unknown are refused too,
+ * each saying which. max_devices / max_objects are counted inside the write statement itself (record-events-sql.ts);
  * `check` estimates them from the committed counts for CheckEvent.
  */
 export function createPolicyCheck(deps: { pool: pg.Pool; policies: TokenPolicies; known: KnownEntities }): PolicyCheck {
   /** `counting`: also what each event would create under a limit (CheckEvent); the write path counts in its statement. */
-  async function refusalsWith(events: NewEvent[], rules: Map<string, TokenRules>, counting: boolean) {
+  async function refusalsWith(events: NewEvent[], states: Awaited<ReturnType<typeof tokenStates>>, counting: boolean) {
     type Check = { refused: AppError } | { token: TokenRules; restricted: Candidate[] } | undefined;
+    const { rules, refused } = states;
     const checks = events.map((event): Check => {
       if (event.tokenId === undefined) return undefined;
       const token = rules.get(event.tokenId);
-      if (!token) return { refused: new AppError('PERMISSION_DENIED', 'the token that sent this event is revoked', { field: 'token_id', rule: 'token-revoked' }) };
+      if (!token) return { refused: refused.get(event.tokenId) ?? TOKEN_STATE_REFUSALS.unknown() };
       const allowed = token.policy.mayCreate;
       const limited = counting && (token.policy.maxDevices !== undefined || token.policy.maxObjects !== undefined);
       if (allowed === undefined && !limited) return undefined;
@@ -99,22 +122,22 @@ export function createPolicyCheck(deps: { pool: pg.Pool; policies: TokenPolicies
       for (const e of events) if (e.tokenId !== undefined) tokenIds.add(e.tokenId);
       const none = events.map(() => undefined);
       if (tokenIds.size === 0) return none;
-      const rules = await deps.policies.rulesOf(tokenIds);
-      // Live tokens that may create everything need no look at their events.
-      if (rules.size === tokenIds.size && [...rules.values()].every((r) => r.policy.mayCreate === undefined)) return none;
-      return (await refusalsWith(events, rules, false)).map((r) => r.refusal);
+      const states = await tokenStates(deps.policies, tokenIds);
+      // Live, unexpired tokens that may create everything need no look at their events.
+      if (states.refused.size === 0 && [...states.rules.values()].every((r) => r.policy.mayCreate === undefined)) return none;
+      return (await refusalsWith(events, states, false)).map((r) => r.refusal);
     },
     async check(event) {
       if (event.tokenId === undefined) return;
-      const rules = await deps.policies.rulesOf([event.tokenId]);
-      const [result] = await refusalsWith([event], rules, true);
+      const states = await tokenStates(deps.policies, new Set([event.tokenId]));
+      const [result] = await refusalsWith([event], states, true);
       if (result?.refusal) throw result.refusal;
-      const token = rules.get(event.tokenId);
+      const token = states.rules.get(event.tokenId);
       if (!token || !result || result.creates.length === 0) return;
       const counts = await tokenCreations(deps.pool, event.tokenId);
       for (const [kind, max, done] of [['devices', token.policy.maxDevices, counts.devices], ['objects', token.policy.maxObjects, counts.objects]] as const) {
         if (max !== undefined && result.creates.some((c) => c.kind === kind) && done + 1 > max) {
-          throw new AppError('PERMISSION_DENIED', `token '${token.name}' may not create more than ${max} ${kind}`, { rule: `token-max-${kind}` });
+          throw new AppError('PERMISSION_DENIED', `token ${quoteName(token.name)} may not create more than ${max} ${kind}`, { rule: `token-max-${kind}` });
         }
       }
     },

@@ -1,4 +1,4 @@
-import { invalidArgument, type TokenPolicy, type TokenRate } from '@dynamic-events/proto';
+import { checkIdentityText, checkPolicyNumbers, invalidArgument, isBlank, ruleError, type TokenPolicy } from '@dynamic-events/proto';
 import { withinLength } from '../ingest/validate-event.js';
 
 // The policy's type and its JSON shape are shared with the gateway (proto's token-policy.ts).
@@ -15,21 +15,25 @@ const TOKEN_NAME_MAX_LENGTH = 100;
 const DOMAIN_PATTERN_MAX_LENGTH = 255;
 /** Bounds what every gateway holds and checks per token; far more than a real integration names. */
 const DOMAINS_MAX_COUNT = 1000;
-/** Counters are int4-sized wherever a gateway or a dashboard keeps them. */
-const MAX_COUNT = 2_147_483_647;
-const RATE_MAX = 1_000_000;
 
 /** Lowercase labels of letters, digits, `_` or `-`, dot-separated, optionally ending in `.*`; or `*` alone. */
 const DOMAIN_PATTERN = /^(?:\*|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*(?:\.\*)?)$/;
-// eslint-disable-next-line no-control-regex -- control characters are exactly what is refused
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
-/** Checks a token name (no trimming: what is sent is what is shown); throws INVALID_ARGUMENT naming `name`. */
+/**
+ * Checks a token name (no trimming: what is sent is what is shown); throws INVALID_ARGUMENT naming
+ * `name`. A name follows the identity rules (no U+0000, lone surrogate, control or bidirectional
+ * formatting character; NFC; not blank, zero-width characters counting as blank): it is shown in
+ * lists, logs and messages, and two names that display alike must not be two tokens. The bootstrap
+ * token's name is reserved in any letter case.
+ */
 export function validateTokenName(name: string): string {
   if (name === '') throw invalidArgument('name', 'required', 'name is required');
   if (!withinLength(name, TOKEN_NAME_MAX_LENGTH)) throw invalidArgument('name', 'max-length', `name must be at most ${TOKEN_NAME_MAX_LENGTH} characters`);
-  if (CONTROL.test(name)) throw invalidArgument('name', 'characters', 'name must not contain control characters');
-  if (name === BOOTSTRAP_TOKEN_NAME) throw invalidArgument('name', 'reserved', `name ${BOOTSTRAP_TOKEN_NAME} is reserved for the bootstrap token`);
+  checkIdentityText('name', name);
+  if (isBlank(name)) throw ruleError.notEmpty('name');
+  if (name.toUpperCase() === BOOTSTRAP_TOKEN_NAME || name.toLowerCase() === BOOTSTRAP_TOKEN_NAME.toLowerCase()) {
+    throw invalidArgument('name', 'reserved', `name ${BOOTSTRAP_TOKEN_NAME} is reserved for the bootstrap token (in any letter case)`);
+  }
   return name;
 }
 
@@ -43,9 +47,8 @@ export function validateExpiry(expiresAtMicros: bigint, nowMs = Date.now()): big
 export function validatePolicy(policy: TokenPolicy): TokenPolicy {
   if (policy.mayCreate !== undefined) checkList('policy.may_create', policy.mayCreate, CREATABLE_KINDS.length, checkKind);
   if (policy.domains !== undefined) checkList('policy.domains', policy.domains, DOMAINS_MAX_COUNT, checkDomain);
-  if (policy.maxDevices !== undefined) checkCount('policy.max_devices', policy.maxDevices);
-  if (policy.maxObjects !== undefined) checkCount('policy.max_objects', policy.maxObjects);
-  if (policy.rate !== undefined) checkRate(policy.rate);
+  // The numbers' ranges are shared with the gateway and the CLI, which check them before the wire.
+  checkPolicyNumbers(policy);
   return policy;
 }
 
@@ -74,18 +77,4 @@ function checkDomain(field: string, value: string): void {
       `${field} must be a domain of lowercase letters, digits, "_" or "-" labels separated by dots, optionally ending in ".*", or "*"`,
     );
   }
-}
-
-function checkCount(field: string, value: number): void {
-  if (!Number.isInteger(value) || value < 0 || value > MAX_COUNT) throw invalidArgument(field, 'range', `${field} must be an integer from 0 to ${MAX_COUNT}`);
-}
-
-function checkRate(rate: TokenRate): void {
-  const { perSecond, burst } = rate;
-  if (!Number.isFinite(perSecond) || perSecond <= 0 || perSecond > RATE_MAX) {
-    throw invalidArgument('policy.rate.per_second', 'range', `policy.rate.per_second must be a number above 0 and at most ${RATE_MAX}`);
-  }
-  if (!Number.isInteger(burst)) throw invalidArgument('policy.rate.burst', 'integer', 'policy.rate.burst must be an integer');
-  if (burst < 1) throw invalidArgument('policy.rate.burst', 'min', 'policy.rate.burst must be at least 1');
-  if (burst > RATE_MAX) throw invalidArgument('policy.rate.burst', 'max', `policy.rate.burst must be at most ${RATE_MAX}`);
 }

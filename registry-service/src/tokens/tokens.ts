@@ -1,4 +1,4 @@
-import { AppError, hashTokenSecret, newTokenSecret, tokenPrefixOf } from '@dynamic-events/proto';
+import { AppError, hashTokenSecret, newTokenSecret, quoteName, tokenPrefixOf } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { findToken, insertToken, listTokens, revokeToken, updateToken } from '../db/queries/tokens.js';
 import { validateExpiry, validatePolicy, validateTokenName } from './token-policy.js';
@@ -19,7 +19,7 @@ export interface Tokens {
 export const isTokenId = isUuid;
 
 function notFound(id: string): AppError {
-  const shown = isTokenId(id) ? id : JSON.stringify(id.slice(0, 64));
+  const shown = isTokenId(id) ? id : quoteName(id.slice(0, 64), '"');
   return new AppError('NOT_FOUND', `token ${shown} not found`, { field: 'id' });
 }
 

@@ -1,6 +1,6 @@
 import { Readable } from 'node:stream';
 import type { Router } from '@koa/router';
-import { AppError } from '@dynamic-events/proto';
+import { AppError, quoteName } from '@dynamic-events/proto';
 import type { MediaClient } from '../../clients/media.js';
 import type { GatewayContext, GatewayState } from '../context.js';
 
@@ -30,7 +30,7 @@ export function mediaUrl(publicBaseUrl: string, base: string, key: string): stri
 export function mediaRoutes(router: Router<GatewayState>, base: string, deps: { media: MediaClient }): void {
   router.get(`${base}/media/:key`, async (ctx) => {
     const key = ctx.params.key ?? '';
-    if (!KEY.test(key) || key.includes('..')) throw new AppError('NOT_FOUND', `image "${key}" not found`);
+    if (!KEY.test(key) || key.includes('..')) throw new AppError('NOT_FOUND', `image ${quoteName(key, '"')} not found`);
     const etag = `"${key}"`;
     const condition = ctx.get('If-None-Match');
     // A key names its bytes forever, so a matching tag is answered without asking media. "*" only
