@@ -123,7 +123,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
-  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, metrics: deps.metrics });
+  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
   healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
   return router;
 }
