@@ -11,6 +11,7 @@ import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.
 import type { Metrics } from '../metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { createAuthenticator } from '../tokens/authenticator.js';
+import { createAccessWatch } from '../tokens/access-watch.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
 import { errors } from './middleware/errors.js';
 import { httpMetrics } from './middleware/http-metrics.js';
@@ -119,7 +120,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   const auth = bearerAuth(post.authenticate);
   dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
-  streamRoutes(router, base, { auth, registry: deps.registry, logger: deps.logger, draining });
+  const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
+  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining });
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
