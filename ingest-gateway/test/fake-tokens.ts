@@ -3,7 +3,12 @@ import type { TokenClient } from '../src/clients/tokens.js';
 import type { TokenCredential, TokenRecord, TokenState } from '../src/tokens/token-model.js';
 import type { TokenSource } from '../src/tokens/token-sync.js';
 
-/** A TokenClient over an in-memory list (the registry's rules are the registry's tests' business). */
+/**
+ * A TokenClient over an in-memory list (the registry's rules are the registry's tests' business).
+ * `source` reads the list live (every change shows at once); the client's `sync` answers a copy of
+ * it whenever it changed since the caller's version, as the registry's SyncTokens does, for tests
+ * that run the real token sync over this client.
+ */
 export interface FakeTokens {
   client: TokenClient;
   source: TokenSource & { loaded: boolean; usedIds: string[] };
@@ -13,6 +18,24 @@ export interface FakeTokens {
   add(name: string, extra?: Partial<TokenCredential>): string;
   revoke(id: string): void;
   requireToken: boolean;
+}
+
+/** A TokenSource reading `state` live: every change shows at once, so it needs no listeners or refresh. */
+function liveSource(state: () => TokenState): FakeTokens['source'] {
+  const source: FakeTokens['source'] = {
+    loaded: true,
+    usedIds: [],
+    current: () => (source.loaded ? state() : undefined),
+    used: (id) => void source.usedIds.push(id),
+    onChange: () => () => {},
+    refresh: async () => {},
+  };
+  return source;
+}
+
+/** A copy of a token state, as a gateway holds it after a sync. */
+function snapshot(version: number, requireToken: boolean, credentials: Map<string, TokenCredential>): TokenState {
+  return { version: String(version), requireToken, byHash: new Map([...credentials].map(([hash, credential]) => [hash, { ...credential }])) };
 }
 
 export function fakeTokens(): FakeTokens {
@@ -39,7 +62,10 @@ export function fakeTokens(): FakeTokens {
     client: {
       async create(draft) {
         calls.push(`create ${draft.name}`);
-        const secret = fake.add(draft.name);
+        // The registry turns require_token on with the first token.
+        fake.requireToken = true;
+        const expiresAtMs = draft.expiresAt && Number(draft.expiresAt.seconds) * 1000;
+        const secret = fake.add(draft.name, { policy: draft.policy ?? {}, expiresAtMs });
         return { token: { ...records.at(-1)!, policy: draft.policy ?? {} }, secret };
       },
       async list() {
@@ -54,6 +80,8 @@ export function fakeTokens(): FakeTokens {
       },
       async update(id, change) {
         calls.push(`update ${id} ${JSON.stringify(change)}`);
+        for (const credential of credentials.values()) if (credential.id === id && change.policy) credential.policy = change.policy;
+        version++;
         return { ...(await fake.client.get(id, { requestId: '' })), ...(change.name ? { name: change.name } : {}) };
       },
       async revoke(id) {
@@ -67,24 +95,15 @@ export function fakeTokens(): FakeTokens {
       async setRequireToken(value) {
         calls.push(`require ${value}`);
         fake.requireToken = value;
+        version++;
         return value;
       },
-      async sync() {
-        return undefined;
+      async sync(knownVersion) {
+        return knownVersion === String(version) ? undefined : snapshot(version, fake.requireToken, credentials);
       },
       close() {},
     },
-    source: {
-      loaded: true,
-      usedIds: [],
-      current(): TokenState | undefined {
-        if (!fake.source.loaded) return undefined;
-        return { version: String(version), requireToken: fake.requireToken, byHash: credentials };
-      },
-      used(id) {
-        fake.source.usedIds.push(id);
-      },
-    },
+    source: liveSource(() => ({ version: String(version), requireToken: fake.requireToken, byHash: credentials })),
   };
   return fake;
 }

@@ -57,4 +57,43 @@ describe('token sync', () => {
     expect(calls[1]?.usedIds).toEqual(['a', 'b']);
     expect(calls[2]?.usedIds).toEqual(['a', 'b']);
   });
+
+  it('refresh() applies a change at once, told to listeners, without waiting for the interval', async () => {
+    const { client, calls } = scriptedClient([state('1'), state('2'), undefined]);
+    const sync = createTokenSync({ client, intervalMs: 60_000, logger, metrics: createMetrics() });
+    await sync.start();
+    const seen: string[] = [];
+    const off = sync.onChange((next) => seen.push(next.version));
+    await sync.refresh();
+    expect(sync.current()?.version).toBe('2');
+    expect(seen).toEqual(['2']);
+    // "Unchanged" tells nobody; a listener removed hears nothing more.
+    await sync.refresh();
+    off();
+    sync.stop();
+    expect(seen).toEqual(['2']);
+    expect(calls.map((c) => c.knownVersion)).toEqual(['0', '1', '2']);
+  });
+
+  it('refresh() during a sync in flight runs one more sync after it: its answer postdates the call', async () => {
+    let release = () => {};
+    const versions: string[] = [];
+    const client = {
+      async sync(knownVersion: string) {
+        versions.push(knownVersion);
+        // The first call hangs until released: the refreshes meanwhile wait for it, then share one more.
+        if (versions.length === 1) await new Promise<void>((resolve) => (release = resolve));
+        return state(String(versions.length));
+      },
+    } as unknown as TokenClient;
+    const sync = createTokenSync({ client, intervalMs: 60_000, logger, metrics: createMetrics() });
+    const started = sync.start();
+    const refreshed = [sync.refresh(), sync.refresh()];
+    expect(versions).toEqual(['0']);
+    release();
+    await Promise.all([started, ...refreshed]);
+    sync.stop();
+    expect(versions).toEqual(['0', '1']);
+    expect(sync.current()?.version).toBe('2');
+  });
 });

@@ -2,15 +2,16 @@
  * Tokens end to end over HTTP, on the machine's PostgreSQL (a fresh database), with the default
  * TOKEN_SYNC_INTERVAL_MS: gateway A (the stack's own) and gateway B (`ingest-gateway/dist/main.js`
  * started beside it on the same registry and media) are two replicas. Tokens are managed through A's
- * admin API only; revocation, expiry and the require_token switch must reach both within 5 s
- * (measured), policies refuse with 403 before anything is stored, records carry their token, and no
- * secret is ever logged.
+ * admin API only: A applies each change before answering; revocation, expiry and the require_token
+ * switch reach both within 5 s (measured), open streams included; policies refuse with 403 before
+ * anything is stored, records carry their token, and no secret is ever logged.
  */
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { useStackOnFreshDatabase, type FreshStack } from '../support/fresh-stack.js';
 import { freePort, postgresAvailable } from '../support/servers.js';
+import { openSse, type SseStream } from '../support/sse.js';
 import { killAllServices, spawnService, waitFor, type ServiceProcess } from '../support/service-process.js';
 import { getJson, postJson, startedLine, stopAllStacks } from '../support/stack.js';
 
@@ -50,6 +51,13 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const postEvent = (api: string, device: string, secret?: string, overrides: Parameters<typeof exampleEvent>[0] = {}) =>
   postJson(`${api}/dynamic-events`, exampleEvent({ device, ...overrides }), bearer(secret));
 const read = (api: string, path: string, secret?: string) => getJson(`${api}${path}`, bearer(secret));
+const streamsOnBoth = (secret: string) => Promise.all(both().map((api) => openSse(`${api}/dynamic-events/stream`, bearer(secret))));
+/** Waits until each stream ended with the `unauthorized` frame for `reason`; answers when it came (performance.now()). */
+async function endedFor(streams: SseStream[], reason: string): Promise<number[]> {
+  await Promise.all(streams.map((stream) => stream.until((frames) => frames.at(-1)?.event === 'unauthorized', 15_000).then(() => stream.ended)));
+  for (const stream of streams) expect(stream.frames.at(-1)?.data).toBe(JSON.stringify({ error: reason }));
+  return streams.map((stream) => stream.frames.at(-1)!.at);
+}
 
 /** A call to A's admin API (`…/settings/dynamic-events{path}`). */
 async function admin(method: string, path: string, body?: unknown): Promise<Answer> {
@@ -110,33 +118,40 @@ function useGatewayB(ctx: FreshStack): void {
 }
 
 function replicaTests(): void {
-  it('a token created through A works on A and B within 5 s; revoked through A, both answer 401 within 5 s', async () => {
+  it('a token created through A works on A at once, on B within 5 s; revoked, both refuse it and end its streams within 5 s', async () => {
     // Before the first token the instance is open; B has no ADMIN_TOKEN, so no admin API.
     for (const api of both()) expect((await postEvent(api, 'cam-open')).status).toBe(200);
     expect((await read(gw.b, '/settings/dynamic-events/tokens', ADMIN_TOKEN)).status).toBe(404);
 
     const creating = performance.now();
     const token = await createToken('replicas');
+    expect((await read(gw.a, '/dynamic-events?limit=1')).status).toBe(401); // A served the change: in force from its answer on
+    expect((await read(gw.a, '/dynamic-events?limit=1', token.secret)).status).toBe(200);
     // The first token closes the instance: a gateway that refuses anonymous reads has the token too.
     const closed = await onBoth((api) => read(api, '/dynamic-events?limit=1'), 401, creating);
     for (const api of both()) expect(await postEvent(api, 'cam-replicas', token.secret)).toMatchObject({ status: 200, body: { token_id: token.id } });
+    const streams = await streamsOnBoth(token.secret);
 
     const revoking = performance.now();
     const revoked = await admin('DELETE', `/tokens/${token.id}`);
     expect(revoked).toMatchObject({ status: 200, body: { id: token.id, revoked_at: expect.any(String) } });
+    expect((await postEvent(gw.a, 'cam-replicas', token.secret)).status).toBe(401);
     const refused = await onBoth((api) => postEvent(api, 'cam-replicas', token.secret), 401, revoking);
+    for (const at of await endedFor(streams, 'token revoked')) expect(at - revoking).toBeLessThan(PROMISE_MS);
     console.info(`token known: A ${closed[0]!.ms} ms, B ${closed[1]!.ms} ms; revocation: A ${refused[0]!.ms} ms, B ${refused[1]!.ms} ms`);
     for (const { ms } of [...closed, ...refused]) expect(ms).toBeLessThan(PROMISE_MS);
     for (const { answer } of refused) expect(answer.body).toEqual({ error: 'invalid bearer token' });
   });
 
-  it('an expiring token works on both until expires_at, then both answer 401', async () => {
+  it('an expiring token works on both until expires_at, then both answer 401 and end its streams', async () => {
     const token = await createToken('expiring', { expires_at: new Date(Date.now() + 3000).toISOString() });
     const expiresAt = Date.parse(String(token.expiresAt));
     const known = await onBoth((api) => read(api, '/dynamic-events?limit=1', token.secret), 200);
+    const streams = await streamsOnBoth(token.secret);
     expect(Date.now()).toBeLessThan(expiresAt);
     for (const api of both()) expect(await postEvent(api, 'cam-expiring', token.secret)).toMatchObject({ status: 200, body: { token_id: token.id } });
-    await sleep(Math.max(0, expiresAt - Date.now()));
+    await endedFor(streams, 'token expired');
+    expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
     const expired = await onBoth((api) => postEvent(api, 'cam-expiring', token.secret), 401, performance.now() - (Date.now() - expiresAt));
     console.info(`expiring token known: A ${known[0]!.ms} ms, B ${known[1]!.ms} ms; refused after expires_at: A ${expired[0]!.ms} ms, B ${expired[1]!.ms} ms`);
     for (const { ms, answer } of expired) {

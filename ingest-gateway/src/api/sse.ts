@@ -5,6 +5,15 @@ import { presentEvent } from './event.js';
 /** What a keep-alive message of the registry (a message without changes) becomes: an SSE comment. */
 export const KEEP_ALIVE_FRAME = ': keep-alive\n\n';
 
+/**
+ * The last frame of a stream whose access ended (`reason`: "token revoked", "token expired", "token
+ * required"). It has no id, so Last-Event-ID still names the last change: a client reconnecting
+ * with a valid token resumes without a gap.
+ */
+export function unauthorizedFrame(reason: string): string {
+  return `event: unauthorized\ndata: ${JSON.stringify({ error: reason })}\n\n`;
+}
+
 /** Frames kept for other readers of the same commits. */
 const RECENT_FRAMES = 4096;
 

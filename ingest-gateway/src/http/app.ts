@@ -12,6 +12,7 @@ import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.
 import type { Metrics } from '../metrics.js';
 import { accessLog } from './middleware/access-log.js';
 import { createAuthenticator } from '../tokens/authenticator.js';
+import { createAccessWatch } from '../tokens/access-watch.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
 import { errors } from './middleware/errors.js';
 import { checkMatchedRoute } from './matched-route.js';
@@ -123,11 +124,12 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   const auth = bearerAuth(post.authenticate);
   dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
-  streamRoutes(router, base, { auth, registry: deps.registry, logger: deps.logger, draining });
+  const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
+  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining });
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
-  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, metrics: deps.metrics });
+  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
   healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
   return router;
 }

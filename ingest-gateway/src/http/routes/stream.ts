@@ -4,6 +4,8 @@ import type { Router } from '@koa/router';
 import { AppError } from '@dynamic-events/proto';
 import { type Logger } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../../clients/registry.js';
+import { unauthorizedFrame } from '../../api/sse.js';
+import type { AccessEnd, AccessWatch } from '../../tokens/access-watch.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { FellBehindError } from '../../watch/chunk-queue.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
@@ -13,6 +15,8 @@ import { EVENT_FILTERS } from './lists.js';
 interface StreamDeps {
   auth: GatewayMiddleware;
   registry: RegistryClient;
+  /** Ends a stream whose token is revoked or expires, or that was opened without one when one is now required. */
+  access: AccessWatch;
   logger: Logger;
   /** Aborted when shutdown starts: every stream ends cleanly and its client reconnects elsewhere. */
   draining: AbortSignal;
@@ -31,11 +35,11 @@ function renameCursorField(err: unknown, field: string): unknown {
  * GET …/dynamic-events/stream: what commits from now on (or after Last-Event-ID / ?after=), as SSE.
  * The registry's first message is awaited before answering, so a bad parameter or cursor is still
  * a 400 `{"error"}`; after that the response streams until the client leaves or the gateway shuts
- * down. Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
+ * down, or its access ends (then an `unauthorized` frame says why). Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
  * STREAM_LAG_BYTES behind, or reads nothing for STREAM_STALL_MS, is ended and resumes from its last id.
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
-  const { auth, registry, logger, draining } = deps;
+  const { auth, registry, access, logger, draining } = deps;
   const hub = new WatchHub({ registry });
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
@@ -53,6 +57,11 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
       stop.abort();
       throw renameCursorField(err, cursorField);
     }
+    let lost: AccessEnd | undefined;
+    const release = access.hold(ctx.state.token, (reason) => {
+      lost = reason;
+      end();
+    });
     ctx.req.once('close', end);
     draining.addEventListener('abort', end, { once: true });
     ctx.status = 200;
@@ -76,8 +85,10 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
         } else logger.warn({ err, requestId }, 'event stream ended by the registry; the client resumes from its last id');
       } finally {
         draining.removeEventListener('abort', end);
+        release();
         stop.abort();
-        out.end();
+        if (lost !== undefined) logger.info({ requestId, reason: lost }, 'event stream ended: its access ended');
+        out.end(lost === undefined ? undefined : unauthorizedFrame(lost));
       }
     })();
   });

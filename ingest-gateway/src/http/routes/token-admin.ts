@@ -8,6 +8,7 @@ import { readJsonBody } from '../../ingest/json-body.js';
 import { jsonBody } from '../middleware/json-body.js';
 import { presentToken } from '../../api/token.js';
 import { createTokenAdminInput } from '../../tokens/admin-input.js';
+import type { TokenSource } from '../../tokens/token-sync.js';
 
 /** Admin bodies are a name and a policy: 64 KiB is far more than any needs. */
 const ADMIN_BODY_BYTES = 64 * 1024;
@@ -16,6 +17,8 @@ const ADMIN_BODY_BYTES = 64 * 1024;
 interface TokenAdminDeps {
   adminToken: string | undefined;
   tokens: TokenClient;
+  /** This gateway's copy of the tokens: refreshed after each change, before its answer. */
+  source: TokenSource;
   metrics: Metrics;
 }
 
@@ -23,19 +26,26 @@ interface TokenAdminDeps {
  * The token admin API for operators and the settings UI, over the registry's TokenService:
  * POST|GET {base}/settings/dynamic-events/tokens, GET|PATCH|DELETE …/tokens/{id} (DELETE revokes),
  * GET|PATCH {base}/settings/dynamic-events ({"require_token"}). Bodies are checked for shape here,
- * values by the registry (each rule has one owner); both answer 400 naming the field.
+ * values by the registry (each rule has one owner); both answer 400 naming the field. A change is
+ * answered once this gateway's copy of the tokens has it: the next request here sees it.
  */
 export function tokenAdminRoutes(router: Router<GatewayState>, base: string, deps: TokenAdminDeps): void {
   if (deps.adminToken === undefined) return;
-  const { tokens } = deps;
+  const { tokens, source } = deps;
   const auth = adminAuth(deps.adminToken, deps.metrics);
   const input = createTokenAdminInput();
   const body = jsonBody((req) => readJsonBody(req, { maxBodyBytes: ADMIN_BODY_BYTES, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues, maxImageBytes: 0 }));
   const settings = `${base}/settings/dynamic-events`;
   const call = (state: GatewayState) => ({ requestId: state.requestId });
+  /** The registry's answer to a change, once this gateway applied the change. */
+  const applied = async <T>(change: Promise<T>): Promise<T> => {
+    const answer = await change;
+    await source.refresh();
+    return answer;
+  };
 
   router.post(`${settings}/tokens`, auth, body, async (ctx) => {
-    const { token, secret } = await tokens.create(input.draft(ctx.state.json?.body), call(ctx.state));
+    const { token, secret } = await applied(tokens.create(input.draft(ctx.state.json?.body), call(ctx.state)));
     ctx.status = 201;
     ctx.set('Location', `${settings}/tokens/${encodeURIComponent(token.id)}`);
     // The secret is in this body only: never stored, logged or shown again.
@@ -49,15 +59,15 @@ export function tokenAdminRoutes(router: Router<GatewayState>, base: string, dep
     ctx.body = presentToken(await tokens.get(ctx.params.id ?? '', call(ctx.state)));
   });
   router.patch(`${settings}/tokens/:id`, auth, body, async (ctx) => {
-    ctx.body = presentToken(await tokens.update(ctx.params.id ?? '', input.change(ctx.state.json?.body), call(ctx.state)));
+    ctx.body = presentToken(await applied(tokens.update(ctx.params.id ?? '', input.change(ctx.state.json?.body), call(ctx.state))));
   });
   router.delete(`${settings}/tokens/:id`, auth, async (ctx) => {
-    ctx.body = presentToken(await tokens.revoke(ctx.params.id ?? '', call(ctx.state)));
+    ctx.body = presentToken(await applied(tokens.revoke(ctx.params.id ?? '', call(ctx.state))));
   });
   router.get(settings, auth, async (ctx) => {
     ctx.body = { require_token: await tokens.getRequireToken(call(ctx.state)) };
   });
   router.patch(settings, auth, body, async (ctx) => {
-    ctx.body = { require_token: await tokens.setRequireToken(input.requireToken(ctx.state.json?.body), call(ctx.state)) };
+    ctx.body = { require_token: await applied(tokens.setRequireToken(input.requireToken(ctx.state.json?.body), call(ctx.state))) };
   });
 }
