@@ -121,8 +121,8 @@ describe('dist/main.js', () => {
   afterAll(() => registryServer.shutdown(500));
 
   it('starts with no configuration and logs its URL', async () => {
-    // PORT 0 only so the test never collides with a running gateway; everything else is default.
-    const gateway = await start({ PORT: '0' });
+    // Ports 0 only so the test never collides with a running gateway; everything else is default.
+    const gateway = await start({ PORT: '0', METRICS_PORT: '0' });
     expect(gateway.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);
     const listening = gateway.lines.find((l) => l.msg === 'ingest-gateway listening')!;
     expect(listening).toMatchObject({ registry: '127.0.0.1:50051', media: '127.0.0.1:50052', auth: 'tokens from the registry' });
@@ -142,7 +142,7 @@ describe('dist/main.js', () => {
   });
 
   it('on SIGTERM finishes the in-flight request, then exits 0', async () => {
-    const gateway = await start({ HOST: '127.0.0.1', PORT: '0', REGISTRY_ADDR: `127.0.0.1:${registryPort}`, LOG_LEVEL: 'info' });
+    const gateway = await start({ HOST: '127.0.0.1', PORT: '0', METRICS_PORT: '0', REGISTRY_ADDR: `127.0.0.1:${registryPort}`, LOG_LEVEL: 'info' });
     await expect.poll(() => synced, { timeout: 5000 }).toBe(true);
     await new Promise((resolve) => setTimeout(resolve, 300)); // the answer reaches the gateway's copy
     const inFlight = fetch(`${gateway.url}/api/platform/dh/dynamic-events`, {

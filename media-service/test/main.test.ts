@@ -21,7 +21,7 @@ interface Child {
 /** Runs the built entry point as `npm start` would, in its own working directory. */
 function run(env: Record<string, string>): Child {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npx tsc -b\` first`);
-  const child = spawn(process.execPath, [MAIN], { cwd: dir.path, env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { cwd: dir.path, env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   child.stdout.on('data', (data: Buffer) => lines.push(...data.toString().split('\n').filter(Boolean)));
   child.stderr.on('data', (data: Buffer) => lines.push(...data.toString().split('\n').filter(Boolean)));

@@ -23,7 +23,8 @@ interface Running {
 function run(env: Record<string, string>, args: string[] = []): Running {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} missing: build first (npx tsc -b)`);
   const child = spawn(process.execPath, [MAIN, ...args], {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', ...env },
+    // METRICS_PORT 0: a metrics port of its own, so a running stack or a second test run never collides.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', METRICS_PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
