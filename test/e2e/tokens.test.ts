@@ -7,6 +7,8 @@
  * secret is ever logged.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { useStackOnFreshDatabase, type FreshStack } from '../support/fresh-stack.js';
@@ -97,7 +99,9 @@ function useGatewayB(ctx: FreshStack): void {
     const { grpc } = startedLine(ctx.stack.output());
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env = { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, REGISTRY_ADDR: grpc.registry, MEDIA_ADDR: grpc.media };
+    // A replica shares the registry's internal credential: the one the launcher made for this stack.
+    const { internalToken } = JSON.parse(readFileSync(join(ctx.dataDir, 'stack.json'), 'utf8')) as { internalToken: string };
+    const env = { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, REGISTRY_ADDR: grpc.registry, MEDIA_ADDR: grpc.media, REGISTRY_INTERNAL_TOKEN: internalToken };
     gatewayB = spawnService('ingest-gateway', { ...env, METRICS_PORT: String(await freePort()), METRICS_HOST: '127.0.0.1', LOG_LEVEL });
     await waitFor('gateway B ready', async () => (await fetch(`${base}/readyz`)).ok, 30_000, gatewayB);
     gw.b = `${base}/api/platform/dh`;
