@@ -155,7 +155,8 @@ function policyTests(): void {
     policy.objectsOnly = await createToken('objects-only', { policy: { may_create: ['objects', 'event_types'] } });
     policy.camerasOnly = await createToken('cameras-only', { policy: { domains: ['acme.camera.*'] } });
     policy.twoDevices = await createToken('two-devices', { policy: { max_devices: 2 } });
-    for (const token of Object.values(policy)) await onBoth((api) => read(api, '/dynamic-events?limit=1', token.secret), 200);
+    // A read every one of them may make (cameras-only lists within one of its domains).
+    for (const token of Object.values(policy)) await onBoth((api) => read(api, '/dynamic-events?domain=acme.camera.video&limit=1', token.secret), 200);
   });
 
   it('may_create without devices: 403 for a new device, and nothing is stored', async () => {
@@ -179,8 +180,11 @@ function policyTests(): void {
       expect(refused.body?.error).toMatch(new RegExp(`^token '${token.name}' may not send events of this source.object_domain`));
     }
     expect(await postEvent(gw.a, 'cam-replicas', token.secret, { domain: 'acme.camera.thermal' })).toMatchObject({ status: 200, body: { token_id: token.id } });
-    const listed = (await read(gw.b, `/dynamic-events?token_id=${token.id}`, token.secret)).body?.events as Array<{ domain: string }>;
+    const listed = (await read(gw.b, `/dynamic-events?domain=acme.camera.thermal&token_id=${token.id}`, token.secret)).body?.events as Array<{ id: string; domain: string }>;
     expect(listed.map((e) => e.domain)).toEqual(['acme.camera.thermal']);
+    // It reads within its domains only: an unfiltered list is refused, its own event is read.
+    expect((await read(gw.a, '/dynamic-events', token.secret)).status).toBe(403);
+    expect((await read(gw.a, `/dynamic-events/${listed[0]!.id}`, token.secret)).status).toBe(200);
   });
 
   it('max_devices 2: of 5 concurrent new devices over both gateways exactly 2 pass; records carry the token', async () => {
