@@ -23,6 +23,7 @@ import {
   PUBLIC_BASE_URL,
   REGISTRY_ADDR,
   REGISTRY_GRPC_PORT,
+  REGISTRY_INTERNAL_TOKEN,
   SHUTDOWN_TIMEOUT_MS,
   withDefault,
 } from '@dynamic-events/proto/runtime';
@@ -54,6 +55,8 @@ export const LAUNCHER_ENV = defineEnv({
   MEDIA_GRPC_PORT: internalPort(connectable(MEDIA_GRPC_PORT)),
   REGISTRY_ADDR,
   MEDIA_ADDR,
+  // Unset: a fresh one per stack, handed to registry and gateway and written to DATA_DIR/stack.json for the CLI.
+  REGISTRY_INTERNAL_TOKEN: { ...REGISTRY_INTERNAL_TOKEN, defaultText: 'a new one per stack, in `DATA_DIR/stack.json`' },
   // Internal gRPC and metrics ports stay on loopback in the all-in-one mode; only the gateway faces users.
   GRPC_HOST: withDefault(GRPC_HOST, '127.0.0.1'),
   // Gateway drain then backend drain must fit in the 10 s a container runtime usually grants.

@@ -3,6 +3,7 @@
  * environment, and each service's verdict on it (service-configs.ts). A stack that cannot run
  * fails here, in well under a second, naming every variable to change.
  */
+import { randomBytes } from 'node:crypto';
 import { hostPort, LogSafeError, type Environment } from '@dynamic-events/proto/runtime';
 import type { LauncherConfig } from './config.js';
 import { planPorts } from './ports.js';
@@ -16,13 +17,19 @@ export interface StackPlan {
   envs: Record<ServiceName, NodeJS.ProcessEnv>;
   registryAddr: string;
   mediaAddr: string;
+  /** REGISTRY_INTERNAL_TOKEN as set, else generated for this stack: registry and gateway share it. */
+  internalToken: string;
   /** Each service's metrics port. */
   metricsPorts: Record<ServiceName, number>;
   /** Unset ports whose default was taken, and the port chosen instead (for a warning each). */
   moved: Array<{ name: string; from: number; to: number }>;
 }
 
-export async function planStack(config: LauncherConfig, env: Environment): Promise<StackPlan> {
+/**
+ * `internalToken`: the stack's REGISTRY_INTERNAL_TOKEN when the variable is unset (start.ts makes one
+ * per stack and keeps it across re-plans); omitted, a fresh one.
+ */
+export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
   const { ports, moved, problems } = await planPorts([
     { name: 'PORT', value: config.PORT, host: config.HOST },
@@ -36,8 +43,10 @@ export async function planStack(config: LauncherConfig, env: Environment): Promi
   const port = (name: string) => ports[name] ?? 0;
   const registryAddr = config.REGISTRY_ADDR ?? hostPort('127.0.0.1', port('REGISTRY_GRPC_PORT'));
   const mediaAddr = config.MEDIA_ADDR ?? hostPort('127.0.0.1', port('MEDIA_GRPC_PORT'));
+  const credential = config.REGISTRY_INTERNAL_TOKEN ?? internalToken ?? randomBytes(32).toString('base64url');
   const shared = {
     ...env,
+    REGISTRY_INTERNAL_TOKEN: credential,
     REGISTRY_GRPC_PORT: String(port('REGISTRY_GRPC_PORT')),
     MEDIA_GRPC_PORT: String(port('MEDIA_GRPC_PORT')),
     GRPC_HOST: grpcHost,
@@ -56,5 +65,5 @@ export async function planStack(config: LauncherConfig, env: Environment): Promi
   const all = [...refused, ...problems];
   // Written from variable names and rules only, never a value: safe to log whole.
   if (all.length > 0) throw new LogSafeError(`the stack cannot start: ${all.join('; ')}`);
-  return { envs, registryAddr, mediaAddr, metricsPorts, moved };
+  return { envs, registryAddr, mediaAddr, internalToken: credential, metricsPorts, moved };
 }

@@ -1,7 +1,7 @@
 /**
  * `DATA_DIR/stack.json`: where the stack started from this DATA_DIR listens, for the tools beside it.
- * The registry's CLI reads `registry` from it, so it calls this stack's registry rather than a
- * default port that another stack may hold. Written once every service is ready, removed when the
+ * The registry's CLI reads `registry` and `internalToken` from it, so it calls this stack's registry
+ * (rather than a default port that another stack may hold) with this stack's credential. Written once every service is ready, removed when the
  * stack stops; `pid` (the launcher's) tells a reader that a file was left by a killed launcher.
  */
 import { mkdir, readFile, rename, unlink, writeFile } from 'node:fs/promises';
@@ -18,6 +18,8 @@ interface StackFile {
   media: string;
   /** Each service's `/metrics` URL. */
   metrics: Record<string, string>;
+  /** REGISTRY_INTERNAL_TOKEN, which the CLI presents to TokenService: the file is readable by its owner only. */
+  internalToken: string;
 }
 
 function stackFilePath(dataDir: string): string {
@@ -28,7 +30,7 @@ function stackFilePath(dataDir: string): string {
 export async function writeStackFile(dataDir: string, stack: StackFile): Promise<void> {
   const path = stackFilePath(dataDir);
   await mkdir(resolve(dataDir), { recursive: true });
-  await writeFile(`${path}.${process.pid}.tmp`, `${JSON.stringify(stack, null, 2)}\n`);
+  await writeFile(`${path}.${process.pid}.tmp`, `${JSON.stringify(stack, null, 2)}\n`, { mode: 0o600 });
   await rename(`${path}.${process.pid}.tmp`, path);
 }
 

@@ -9,7 +9,8 @@
  * will bind and each service's configuration; anything wrong fails at once, naming the variable.
  * Then the embedded Postgres (without DATABASE_URL), registry and media, and the gateway once both
  * report ready over IPC (children.ts). When the gateway reports it listens, the addresses go to
- * DATA_DIR/stack.json (stack-file.ts) and the log says "all services started".
+ * DATA_DIR/stack.json (stack-file.ts), with the stack's REGISTRY_INTERNAL_TOKEN for the operator CLI
+ * (generated per stack when unset, never logged), and the log says "all services started".
  *
  * Signals: children run in their own process groups, so a Ctrl-C or a SIGTERM to `npm start`'s
  * group reaches only this process, which stops the gateway first (it finishes in-flight requests),
@@ -111,7 +112,7 @@ async function startStack(): Promise<void> {
   if (config.DATABASE_URL === undefined) {
     const url = await startEmbeddedPostgres();
     // The ports again, right before the services bind them: another stack may have taken one while Postgres started.
-    plan = await planStack(config, env);
+    plan = await planStack(config, env, plan.internalToken);
     plan.envs.registry.DATABASE_URL = url;
   }
   if (stopping) return;
@@ -129,7 +130,7 @@ async function startStack(): Promise<void> {
   const metrics = { gateway: metricsUrl(gateway), registry: metricsUrl(registryReady), media: metricsUrl(mediaReady) };
   const grpc = { registry: plan.registryAddr, media: plan.mediaAddr };
   const url = `${publicBaseUrl}/api/${config.PLATFORM_SEGMENT}/dh/dynamic-events`;
-  await writeStackFile(config.DATA_DIR, { pid: process.pid, url, gateway: localUrl(config.HOST, port), ...grpc, metrics });
+  await writeStackFile(config.DATA_DIR, { pid: process.pid, url, gateway: localUrl(config.HOST, port), ...grpc, metrics, internalToken: plan.internalToken });
   // The README tells people to send requests at this line.
   if (!stopping) log.info({ url, metrics, grpc }, 'all services started');
 }

@@ -18,6 +18,8 @@ import {
   REDIS_URL,
   REGISTRY_ADDR,
   REGISTRY_GRPC_PORT,
+  REGISTRY_INTERNAL_TOKEN,
+  required,
   SHUTDOWN_TIMEOUT_MS,
   text,
 } from '@dynamic-events/proto/runtime';
@@ -35,6 +37,8 @@ export interface GatewayConfig {
   dynamicEventsToken: string | undefined;
   /** The admin API's credential; undefined: the admin API is off (404). */
   adminToken: string | undefined;
+  /** REGISTRY_INTERNAL_TOKEN: presented with every TokenService call. Never logged. */
+  registryInternalToken: string;
   /** How often the token snapshot is refreshed from the registry. */
   tokenSyncIntervalMs: number;
   /** Redis shared by every gateway for the tokens' rate limits; undefined: limits per gateway. */
@@ -83,6 +87,7 @@ export const GATEWAY_ENV = defineEnv(
       description:
         'Credential of the token admin API (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`). Unset: that API answers 404. See [Tokens](#tokens).',
     }),
+    REGISTRY_INTERNAL_TOKEN: required(REGISTRY_INTERNAL_TOKEN, 'the credential the registry\'s TokenService requires; npm start generates one'),
     TOKEN_SYNC_INTERVAL_MS: integer({
       minimum: 100,
       maximum: 4000,
@@ -157,6 +162,7 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
     dynamicEventsToken: v.DYNAMIC_EVENTS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
+    registryInternalToken: v.REGISTRY_INTERNAL_TOKEN,
     tokenSyncIntervalMs: v.TOKEN_SYNC_INTERVAL_MS,
     redisUrl: v.REDIS_URL,
     registryAddr: v.REGISTRY_ADDR ?? `127.0.0.1:${v.REGISTRY_GRPC_PORT}`,

@@ -58,7 +58,7 @@ runMain(bootLogger, async () => {
     maxMessageBytes: config.maxImageBytes + IMAGE_ENVELOPE_BYTES,
     interceptors,
   });
-  const tokenClient = createTokenClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, interceptors });
+  const tokenClient = createTokenClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, credential: config.registryInternalToken, interceptors });
   const tokenSync = createTokenSync({ client: tokenClient, intervalMs: config.tokenSyncIntervalMs, logger, metrics });
   // Not awaited: the gateway listens at once and /readyz waits for the first answer.
   void tokenSync.start();

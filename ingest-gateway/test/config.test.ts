@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 
+/** REGISTRY_INTERNAL_TOKEN is required: every environment below has it. */
+const CREDENTIAL = 'config-test-internal-credential-0123456789';
+const load = (env: Record<string, string>) => loadConfig({ REGISTRY_INTERNAL_TOKEN: CREDENTIAL, ...env });
+
 describe('loadConfig', () => {
   it('has working defaults with an empty environment', () => {
-    expect(loadConfig({})).toEqual({
+    expect(load({})).toEqual({
       logLevel: 'info',
       port: 8080,
       host: '0.0.0.0',
@@ -29,17 +33,18 @@ describe('loadConfig', () => {
       keepAliveTimeoutMs: 65_000,
       metricsPort: 9464,
       metricsHost: '0.0.0.0',
+      registryInternalToken: CREDENTIAL,
     });
   });
 
   it('treats empty values as unset', () => {
-    expect(loadConfig({ DYNAMIC_EVENTS_TOKEN: '', PORT: '' })).toMatchObject({ dynamicEventsToken: undefined, port: 8080 });
+    expect(load({ DYNAMIC_EVENTS_TOKEN: '', PORT: '' })).toMatchObject({ dynamicEventsToken: undefined, port: 8080 });
   });
 });
 
 describe('loadConfig: every variable', () => {
   it('reads every variable and returns a frozen object', () => {
-    const config = loadConfig({
+    const config = load({
       LOG_LEVEL: 'debug',
       PORT: '9090',
       HOST: '127.0.0.1',
@@ -89,24 +94,24 @@ describe('loadConfig: every variable', () => {
   });
 
   it('derives the addresses from the gRPC ports and the public URL from PORT', () => {
-    const config = loadConfig({ REGISTRY_GRPC_PORT: '7001', MEDIA_GRPC_PORT: '7002', PORT: '3000' });
+    const config = load({ REGISTRY_GRPC_PORT: '7001', MEDIA_GRPC_PORT: '7002', PORT: '3000' });
     expect(config).toMatchObject({ registryAddr: '127.0.0.1:7001', mediaAddr: '127.0.0.1:7002', publicBaseUrl: 'http://localhost:3000' });
   });
 });
 
 describe('loadConfig: refusals', () => {
   it('refuses a body budget below one body and a header timeout above the request timeout', () => {
-    expect(() => loadConfig({ MAX_BODY_BYTES: '2000', MAX_INFLIGHT_BODY_BYTES: '1000' })).toThrow(
+    expect(() => load({ MAX_BODY_BYTES: '2000', MAX_INFLIGHT_BODY_BYTES: '1000' })).toThrow(
       'invalid configuration: MAX_INFLIGHT_BODY_BYTES must be at least MAX_BODY_BYTES (a largest body must be able to pass)',
     );
-    expect(() => loadConfig({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(
+    expect(() => load({ HTTP_REQUEST_TIMEOUT_MS: '1000', HTTP_HEADERS_TIMEOUT_MS: '2000' })).toThrow(
       'invalid configuration: HTTP_HEADERS_TIMEOUT_MS must not exceed HTTP_REQUEST_TIMEOUT_MS',
     );
   });
 
   it('names every bad variable in one error, never echoing the token', () => {
     const attempt = () =>
-      loadConfig({
+      load({
         PORT: '80a',
         MAX_BODY_BYTES: '0',
         MAX_IMAGE_BYTES: '-5',
@@ -141,6 +146,24 @@ describe('loadConfig: refusals', () => {
   });
 
   it('rejects "." and ".." as the platform segment', () => {
-    expect(() => loadConfig({ PLATFORM_SEGMENT: '..' })).toThrow('PLATFORM_SEGMENT');
+    expect(() => load({ PLATFORM_SEGMENT: '..' })).toThrow('PLATFORM_SEGMENT');
+  });
+});
+
+describe('REGISTRY_INTERNAL_TOKEN', () => {
+  it('is required, at least 32 visible ASCII characters, and never echoed', () => {
+    const other = { };
+    expect(() => loadConfig(other)).toThrow(/REGISTRY_INTERNAL_TOKEN is required/);
+    for (const bad of ['short-0123456789', `${CREDENTIAL} with spaces`]) {
+      let message = '';
+      try {
+        loadConfig({ ...other, REGISTRY_INTERNAL_TOKEN: bad });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain('REGISTRY_INTERNAL_TOKEN must be at least 32 visible ASCII characters');
+      expect(message).not.toContain(bad);
+    }
+    expect(loadConfig({ ...other, REGISTRY_INTERNAL_TOKEN: CREDENTIAL }).registryInternalToken).toBe(CREDENTIAL);
   });
 });

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGrpcServer, type AsyncServiceImpl, type GrpcServer } from '@dynamic-events/proto/runtime';
 import { registry, timestampFromMicros } from '@dynamic-events/proto';
+import { TEST_INTERNAL_TOKEN } from '../../test/support/servers.js';
 import { unimplementedReads, validBody, withLane } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
@@ -22,7 +23,7 @@ interface Started {
 
 /** Spawns main.js with only the given variables (plus PATH) and waits for its "listening" line. */
 async function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', REGISTRY_INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: Array<Record<string, unknown>> = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
@@ -120,7 +121,7 @@ describe('dist/main.js', () => {
 
   afterAll(() => registryServer.shutdown(500));
 
-  it('starts with no configuration and logs its URL', async () => {
+  it('starts with no configuration but REGISTRY_INTERNAL_TOKEN and logs its URL', async () => {
     // Ports 0 only so the test never collides with a running gateway; everything else is default.
     const gateway = await start({ PORT: '0', METRICS_PORT: '0' });
     expect(gateway.url).toMatch(/^http:\/\/0\.0\.0\.0:\d+$/);

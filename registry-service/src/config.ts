@@ -12,6 +12,7 @@ import {
   oneOf,
   REDIS_URL,
   REGISTRY_GRPC_PORT,
+  REGISTRY_INTERNAL_TOKEN,
   required,
   SHUTDOWN_TIMEOUT_MS,
   text,
@@ -49,6 +50,8 @@ interface Config {
   watchRetentionSeconds: number;
   /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
   bootstrapToken: string | undefined;
+  /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
+  internalToken: string | undefined;
 }
 
 /** A duration such as `30d`, `12h`, `90m` or `3600s`. */
@@ -113,6 +116,8 @@ export const REGISTRY_ENV = defineEnv({
     description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
   }),
   DYNAMIC_EVENTS_TOKEN,
+  // Unset only for --migrate-only: main.ts refuses to serve TokenService without it.
+  REGISTRY_INTERNAL_TOKEN: { ...REGISTRY_INTERNAL_TOKEN, defaultText: 'required' },
   SHUTDOWN_TIMEOUT_MS,
   DRAIN_DELAY_MS,
   METRICS_PORT: metricsPort(9465),
@@ -143,5 +148,6 @@ export function loadConfig(env: Environment): Readonly<Config> {
     eventRetentionSeconds: v.EVENT_RETENTION === undefined ? undefined : durationSeconds(v.EVENT_RETENTION),
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
+    internalToken: v.REGISTRY_INTERNAL_TOKEN,
   });
 }

@@ -17,6 +17,7 @@ runMain(logger, async () => {
   logger.level = config.logLevel;
   // `node dist/main.js --migrate-only`: the migration job (MIGRATIONS=skip on the service itself).
   const migrateOnly = process.argv.includes('--migrate-only');
+  const internalToken = migrateOnly ? '' : requireInternalToken(config.internalToken);
 
   // Closed in reverse order on shutdown or on a failed start: server first, database pools last.
   const closers: Array<{ name: string; close: () => Promise<void> }> = [];
@@ -28,10 +29,9 @@ runMain(logger, async () => {
   onShutdownSignal(logger, closeAll);
 
   try {
-    const { databaseUrl } = config;
-    const pool = createPool({ connectionString: databaseUrl, max: config.databasePoolSize, logger });
+    const pool = createPool({ connectionString: config.databaseUrl, max: config.databasePoolSize, logger });
     closers.push({ name: 'database pool', close: () => pool.end() });
-    const healthPool = createPool({ connectionString: databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
+    const healthPool = createPool({ connectionString: config.databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
     closers.push({ name: 'health pool', close: () => healthPool.end() });
 
     await migrate(pool, config.migrations === 'auto' || migrateOnly);
@@ -59,6 +59,7 @@ runMain(logger, async () => {
       metrics,
       metricsRegistry: metricsServer.registry,
       lockWaitMs: config.lockWaitMs,
+      internalToken,
       writeConcurrency: config.writeConcurrency,
       writeQueueMaxEvents: config.writeQueueMaxEvents,
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
@@ -110,6 +111,13 @@ async function migrate(pool: pg.Pool, apply: boolean): Promise<void> {
     // Names of this build's migration files only: safe to log whole.
     throw new LogSafeError(`MIGRATIONS=skip but the database lacks migrations ${pending.join(', ')}: run the migration job (node registry-service/dist/main.js --migrate-only) first`);
   }
+}
+
+/** TokenService administers every token: it is never served without its credential (the migration job needs none). */
+function requireInternalToken(token: string | undefined): string {
+  if (token !== undefined) return token;
+  // Names the variable only: safe to log whole.
+  throw new LogSafeError('invalid configuration: REGISTRY_INTERNAL_TOKEN is required (the credential TokenService callers present; npm start generates one)');
 }
 
 /** Locks fall back to the database constraints while Redis is unreachable; give it a moment to connect first. */

@@ -32,6 +32,7 @@ import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
 import type { Metrics } from './metrics.js';
 import { createRegistryHandlers } from './rpc/registry.js';
+import { createInternalCredentialCheck, requireCredential } from './rpc/internal-credential.js';
 import { createTokenHandlers } from './rpc/tokens.js';
 import { createWatchEncoding } from './rpc/watch-encoding.js';
 
@@ -42,6 +43,8 @@ interface ServerDeps {
   metrics: Metrics;
   /** Where the grpc_server_* metrics go (the registry the metrics server exposes); omitted: not measured. */
   metricsRegistry?: Registry;
+  /** REGISTRY_INTERNAL_TOKEN: every TokenService call must present it. */
+  internalToken: string;
   /** LOCK_WAIT_MS: how long one call may wait for other creators' locks. */
   lockWaitMs: number;
   /** WRITE_CONCURRENCY: statements writing events at once (group commit merges what arrives meanwhile). */
@@ -116,10 +119,10 @@ export function createServer(deps: ServerDeps): RegistryServer {
     definition,
     createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
   );
-  // The settings module manages tokens and the gateways sync them on the registry's own port.
+  // The settings module manages tokens and the gateways sync them on the registry's own port, with the internal credential.
   grpc.addService<registry.TokenServiceServer>(
     registry.TokenServiceService,
-    createTokenHandlers({ tokens: createTokens(pool), settings: createAuthSettings(pool) }),
+    requireCredential(createTokenHandlers({ tokens: createTokens(pool), settings: createAuthSettings(pool) }), createInternalCredentialCheck(deps.internalToken)),
   );
   addReflection(grpc.server, [REGISTRY_PROTO, TOKENS_PROTO]);
   const health = createDatabaseHealth({

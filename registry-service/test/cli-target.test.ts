@@ -15,11 +15,14 @@ import { tempDir } from '../../test/support/servers.js';
 const dirs: Array<{ remove: () => void }> = [];
 afterAll(() => dirs.forEach((dir) => dir.remove()));
 
-/** A DATA_DIR whose stack.json names `registry`, written by the process `pid`. */
+const STACK_CREDENTIAL = 'stack-internal-credential-0123456789abcdef';
+
+/** A DATA_DIR whose stack.json names `registry` and the stack's internal credential, written by the process `pid`. */
 function dataDirWithStack(pid: number, registry: string): string {
   const dir = tempDir('cli-target');
   dirs.push(dir);
-  writeFileSync(join(dir.path, 'stack.json'), JSON.stringify({ pid, url: 'http://localhost:1/api/platform/dh/dynamic-events', registry, media: '127.0.0.1:2', metrics: {} }));
+  const stack = { pid, url: 'http://localhost:1/api/platform/dh/dynamic-events', registry, media: '127.0.0.1:2', metrics: {}, internalToken: STACK_CREDENTIAL };
+  writeFileSync(join(dir.path, 'stack.json'), JSON.stringify(stack));
   return dir.path;
 }
 
@@ -28,8 +31,12 @@ const none = { flag: undefined, REGISTRY_ADDR: undefined, REGISTRY_GRPC_PORT: un
 describe('the registry the CLI calls', () => {
   it('prefers --address, then REGISTRY_ADDR, then REGISTRY_GRPC_PORT, then the running stack of DATA_DIR', async () => {
     const DATA_DIR = dataDirWithStack(process.pid, '127.0.0.1:18051');
-    expect(await resolveTarget({ ...none, DATA_DIR })).toEqual({ address: '127.0.0.1:18051', source: expect.stringContaining(join(DATA_DIR, 'stack.json')) });
-    expect((await resolveTarget({ ...none, DATA_DIR, REGISTRY_GRPC_PORT: 7 })).address).toBe('127.0.0.1:7');
+    expect(await resolveTarget({ ...none, DATA_DIR })).toEqual({
+      address: '127.0.0.1:18051',
+      source: expect.stringContaining(join(DATA_DIR, 'stack.json')),
+      credential: STACK_CREDENTIAL,
+    });
+    expect(await resolveTarget({ ...none, DATA_DIR, REGISTRY_GRPC_PORT: 7 })).toEqual({ address: '127.0.0.1:7', source: 'REGISTRY_GRPC_PORT' });
     expect((await resolveTarget({ ...none, DATA_DIR, REGISTRY_GRPC_PORT: 7, REGISTRY_ADDR: 'registry:1' })).address).toBe('registry:1');
     expect(await resolveTarget({ ...none, DATA_DIR, REGISTRY_ADDR: 'registry:1', flag: 'other:2' })).toEqual({ address: 'other:2', source: '--address' });
   });
@@ -39,6 +46,7 @@ describe('the registry the CLI calls', () => {
     const DATA_DIR = dataDirWithStack(gone, '127.0.0.1:18051');
     const target = await resolveTarget({ ...none, DATA_DIR });
     expect(target.address).toBe('127.0.0.1:50051');
+    expect(target.credential).toBeUndefined();
     expect(target.source).toContain(`pid ${gone}`);
   });
 

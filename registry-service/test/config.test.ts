@@ -1,9 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 
+/** REGISTRY_INTERNAL_TOKEN is required: every environment below has it. */
+const CREDENTIAL = 'config-test-internal-credential-0123456789';
+const load = (env: Record<string, string>) => loadConfig({ REGISTRY_INTERNAL_TOKEN: CREDENTIAL, ...env });
+
 describe('loadConfig', () => {
   it('applies the documented defaults and freezes the result', () => {
-    const config = loadConfig({ DATABASE_URL: 'postgres://db/x' });
+    const config = load({ DATABASE_URL: 'postgres://db/x' });
     expect(config).toEqual({
       logLevel: 'info',
       grpcHost: '0.0.0.0',
@@ -23,12 +27,13 @@ describe('loadConfig', () => {
       idempotencyKeyTtlSeconds: 86_400,
       eventRetentionSeconds: undefined,
       watchRetentionSeconds: 86_400,
+      internalToken: CREDENTIAL,
     });
     expect(Object.isFrozen(config)).toBe(true);
   });
 
   it('reads every variable, treating empty values as unset', () => {
-    const config = loadConfig({
+    const config = load({
       LOG_LEVEL: 'debug',
       GRPC_HOST: '127.0.0.1',
       REGISTRY_GRPC_PORT: '6000',
@@ -53,14 +58,14 @@ describe('loadConfig', () => {
   });
 
   it('requires DATABASE_URL (the registry knows no other database; npm start hands it an embedded one)', () => {
-    expect(() => loadConfig({})).toThrow('invalid configuration: DATABASE_URL is required (a postgres:// URL; npm start provides an embedded Postgres)');
-    expect(() => loadConfig({ DATABASE_URL: '  ' })).toThrow('DATABASE_URL is required');
+    expect(() => load({})).toThrow('invalid configuration: DATABASE_URL is required (a postgres:// URL; npm start provides an embedded Postgres)');
+    expect(() => load({ DATABASE_URL: '  ' })).toThrow('DATABASE_URL is required');
   });
 
   it('names every bad variable in one error and never echoes URLs', () => {
     let message = '';
     try {
-      loadConfig({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon', IDEMPOTENCY_KEY_TTL_SECONDS: '59', EVENT_RETENTION: '30 days', WATCH_RETENTION: '0d' });
+      load({ REGISTRY_GRPC_PORT: '70000', DATABASE_POOL_SIZE: 'ten', LOCK_TTL_MS: '1.5', REDIS_URL: 'http://u:secret@h', MIGRATIONS: 'later', METRICS_PORT: '-1', DRAIN_DELAY_MS: 'soon', IDEMPOTENCY_KEY_TTL_SECONDS: '59', EVENT_RETENTION: '30 days', WATCH_RETENTION: '0d' });
     } catch (err) {
       message = (err as Error).message;
     }
@@ -68,5 +73,23 @@ describe('loadConfig', () => {
     expect(message).toContain('a duration such as 30d, 12h, 90m');
     expect(message).toContain('auto, skip');
     expect(message).not.toContain('secret');
+  });
+});
+
+describe('REGISTRY_INTERNAL_TOKEN', () => {
+  it('is at least 32 visible ASCII characters and never echoed; unset only for --migrate-only (main.ts refuses to serve without it)', () => {
+    const other = { DATABASE_URL: 'postgres://db/x' };
+    expect(loadConfig(other).internalToken).toBeUndefined();
+    for (const bad of ['short-0123456789', `${CREDENTIAL} with spaces`]) {
+      let message = '';
+      try {
+        loadConfig({ ...other, REGISTRY_INTERNAL_TOKEN: bad });
+      } catch (err) {
+        message = (err as Error).message;
+      }
+      expect(message).toContain('REGISTRY_INTERNAL_TOKEN must be at least 32 visible ASCII characters');
+      expect(message).not.toContain(bad);
+    }
+    expect(loadConfig({ ...other, REGISTRY_INTERNAL_TOKEN: CREDENTIAL }).internalToken).toBe(CREDENTIAL);
   });
 });

@@ -2,8 +2,8 @@
 import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
 import { registry } from '@dynamic-events/proto';
 import { afterAll, beforeAll } from 'vitest';
-import { createTestDatabase } from '../../test/support/servers.js';
-export { testPool } from '../../test/support/servers.js';
+import { createTestDatabase, TEST_INTERNAL_TOKEN } from '../../test/support/servers.js';
+export { TEST_INTERNAL_TOKEN, testPool } from '../../test/support/servers.js';
 import pg from 'pg';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -64,6 +64,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     locker,
     metrics,
     lockWaitMs: options.lockWaitMs ?? 3000,
+    internalToken: TEST_INTERNAL_TOKEN,
     writeConcurrency: options.writeConcurrency ?? 8,
     writeQueueMaxEvents: options.writeQueueMaxEvents ?? 50_000,
     idempotencyKeyTtlSeconds: options.idempotencyKeyTtlSeconds ?? 86_400,

@@ -10,7 +10,7 @@ import { registry, REGISTRY_SERVICE_NAME } from '@dynamic-events/proto';
 import { afterAll, describe, expect, it } from 'vitest';
 import { loadMigrations } from '../src/db/migrate.js';
 import { createTestDatabase, freePort, postgresAvailable, REDIS_URL, redisAvailable } from '../../test/support/servers.js';
-import { registryApi, sampleEvent, testPool, unique } from './helpers.js';
+import { registryApi, sampleEvent, TEST_INTERNAL_TOKEN, testPool, unique } from './helpers.js';
 
 const MAIN = fileURLToPath(new URL('../dist/main.js', import.meta.url));
 
@@ -24,7 +24,7 @@ function run(env: Record<string, string>, args: string[] = []): Running {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} missing: build first (npx tsc -b)`);
   const child = spawn(process.execPath, [MAIN, ...args], {
     // METRICS_PORT 0: a metrics port of its own, so a running stack or a second test run never collides.
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', METRICS_PORT: '0', ...env },
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', METRICS_PORT: '0', REGISTRY_INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -74,7 +74,8 @@ describe('node registry-service/dist/main.js', () => {
   it.skipIf(!dbUp || !redisUp)('runs on DATABASE_URL and REDIS_URL, and --migrate-only applies the schema and exits', async () => {
     const db = await createTestDatabase();
     cleanups.push(db.drop);
-    const migrate = run({ DATABASE_URL: db.url }, ['--migrate-only']);
+    // The migration job administers no token: it needs no internal credential.
+    const migrate = run({ DATABASE_URL: db.url, REGISTRY_INTERNAL_TOKEN: '' }, ['--migrate-only']);
     expect(await migrate.exit).toBe(0);
     const pool = testPool(db.url, 10);
     expect((await pool.query(`SELECT count(*)::int AS n FROM schema_migrations`)).rows[0]).toEqual({ n: (await loadMigrations()).length });
@@ -98,6 +99,12 @@ describe('node registry-service/dist/main.js', () => {
     expect(await r.exit).toBe(1);
     expect(r.output()).toContain('MIGRATIONS=skip but the database lacks migrations 0001_');
     expect(r.output()).toContain('run the migration job (node registry-service/dist/main.js --migrate-only) first');
+  });
+
+  it('refuses to serve without REGISTRY_INTERNAL_TOKEN, naming it (TokenService would be open to any caller)', async () => {
+    const r = run({ DATABASE_URL: 'postgres://127.0.0.1:1/none', REGISTRY_INTERNAL_TOKEN: '' });
+    expect(await r.exit).toBe(1);
+    expect(r.output()).toContain('REGISTRY_INTERNAL_TOKEN is required');
   });
 
   it('refuses a bad configuration, naming every bad variable, with exit code 1', async () => {

@@ -3,11 +3,12 @@ import { AppError, registry } from '@dynamic-events/proto';
 import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
 import { expect } from 'vitest';
+import { TEST_INTERNAL_TOKEN } from './helpers.js';
 
-/** Promise-returning wrappers over the generated TokenService client, with a deadline. */
-export function tokenApi(address: string) {
+/** Promise-returning wrappers over the generated TokenService client, with a deadline; `credential` null sends none. */
+export function tokenApi(address: string, credential: string | null = TEST_INTERNAL_TOKEN) {
   const client = createGrpcClient(registry.TokenServiceClient, address);
-  const deadline = { deadlineMs: 15_000 };
+  const deadline = { deadlineMs: 15_000, credential: credential ?? undefined };
   return {
     close: () => client.close(),
     create: (request: Partial<registry.CreateTokenRequest>) =>

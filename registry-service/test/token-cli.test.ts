@@ -11,7 +11,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { runCli } from '../src/cli/run.js';
 import type { TokenJson } from '../src/cli/token-json.js';
 import { createTestDatabase, freePort, postgresAvailable } from '../../test/support/servers.js';
-import { unique, useFreshRegistry } from './helpers.js';
+import { TEST_INTERNAL_TOKEN, unique, useFreshRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
 
@@ -25,7 +25,8 @@ type Printed = Omit<TokenJson, 'token'> & { token: string; tokens: TokenJson[]; 
 async function cli(...argv: string[]): Promise<{ code: number; json: Printed; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const code = await runCli(['--address', address, ...argv], {}, { stdout: (s) => void (stdout += s), stderr: (s) => (stderr += s) });
+  const env = { REGISTRY_INTERNAL_TOKEN: TEST_INTERNAL_TOKEN };
+  const code = await runCli(['--address', address, ...argv], env, { stdout: (s) => void (stdout += s), stderr: (s) => (stderr += s) });
   return { code, json: code === 0 ? (JSON.parse(stdout) as Printed) : (undefined as unknown as Printed), stderr };
 }
 
@@ -79,6 +80,19 @@ describe.skipIf(!up)('registry CLI commands', () => {
     expect(code).toBe(1);
   });
 
+  it('presents REGISTRY_INTERNAL_TOKEN; without it (or with another one) the registry refuses, and the CLI says what to set', async () => {
+    for (const env of [{}, { REGISTRY_INTERNAL_TOKEN: `${TEST_INTERNAL_TOKEN}-other` }]) {
+      let stderr = '';
+      const code = await runCli(['--address', address, 'tokens', 'list'], env, { stdout: () => undefined, stderr: (s) => (stderr += s) });
+      expect(code).toBe(1);
+      expect(stderr).toContain('TokenService needs the internal credential');
+      expect(stderr).toContain('set REGISTRY_INTERNAL_TOKEN to the registry\'s value');
+      expect(stderr).not.toContain(TEST_INTERNAL_TOKEN);
+    }
+  });
+});
+
+describe.skipIf(!up)('registry CLI command lines', () => {
   it.each([
     [['tokens', 'frob'], 'unknown command: tokens frob'],
     [['tokens', 'create'], 'tokens create needs --name'],
@@ -157,7 +171,8 @@ describe.skipIf(!up)('node registry-service/dist/cli/main.js against node regist
     cleanups.push(db.drop);
     const port = await freePort();
     const bootstrap = newTokenSecret();
-    const env = { DATABASE_URL: db.url, REGISTRY_GRPC_PORT: String(port), GRPC_HOST: '127.0.0.1', METRICS_PORT: '0', DYNAMIC_EVENTS_TOKEN: bootstrap };
+    const internal = newTokenSecret();
+    const env = { DATABASE_URL: db.url, REGISTRY_GRPC_PORT: String(port), GRPC_HOST: '127.0.0.1', METRICS_PORT: '0', DYNAMIC_EVENTS_TOKEN: bootstrap, REGISTRY_INTERNAL_TOKEN: internal };
     const registry = spawn(process.execPath, [MAIN], { env: { ...BASE_ENV, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
     registry.stdout.on('data', (d: Buffer) => (log += d.toString()));
@@ -168,7 +183,8 @@ describe.skipIf(!up)('node registry-service/dist/cli/main.js against node regist
       if (Date.now() > deadline || registry.exitCode !== null) throw new Error(`registry did not start:\n${log}`);
       await new Promise((r) => setTimeout(r, 50));
     }
-    const local = { REGISTRY_GRPC_PORT: String(port) };
+    // As in a registry pod: the CLI finds the registry's port and credential in the environment.
+    const local = { REGISTRY_GRPC_PORT: String(port), REGISTRY_INTERNAL_TOKEN: internal };
 
     const listed = await builtCli(local, 'tokens', 'list');
     expect(listed.code).toBe(0);
@@ -187,6 +203,6 @@ describe.skipIf(!up)('node registry-service/dist/cli/main.js against node regist
     registry.kill('SIGTERM');
     await exited;
     expect(log).toContain('"bootstrap":"created"');
-    for (const leaked of [bootstrap, secret, bootstrap.slice(12), secret.slice(12)]) expect(log).not.toContain(leaked);
+    for (const leaked of [bootstrap, secret, bootstrap.slice(12), secret.slice(12), internal, internal.slice(12)]) expect(log).not.toContain(leaked);
   });
 });

@@ -26,14 +26,14 @@ const CONTRACT = {
     ports: { http: 8080, metrics: 9464 },
     readiness: { httpGet: { path: '/readyz', port: 'http' } },
     liveness: { httpGet: { path: '/healthz', port: 'http' } },
-    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'ADMIN_TOKEN', 'TOKEN_SYNC_INTERVAL_MS', 'REDIS_URL', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'ADMIN_TOKEN', 'REGISTRY_INTERNAL_TOKEN', 'TOKEN_SYNC_INTERVAL_MS', 'REDIS_URL', 'REGISTRY_ADDR', 'MEDIA_ADDR', 'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
   },
   [name('registry')]: {
     component: 'registry-service',
     ports: { grpc: 50051, metrics: 9465 },
     readiness: { grpc: { port: 50051, service: '' } },
     liveness: { grpc: { port: 50051, service: 'liveness' } },
-    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN'],
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_INTERNAL_TOKEN'],
   },
   [name('media')]: {
     component: 'media-service',
@@ -222,6 +222,9 @@ describe.skipIf(!helmFound)('each service accepts the environment the chart give
     expect(gateway.registryAddr).toBe(`dns:///${name('registry-headless')}:50051`);
     const registry = registryConfig(resolved('registry'));
     expect(registry).toMatchObject({ grpcPort: 50051, migrations: 'skip', databaseUrl: expect.stringMatching(/^postgres:\/\//), redisUrl: expect.stringMatching(/^redis:\/\//) });
+    // One internal credential (generated into the release's Secret) for the registry's TokenService and every gateway.
+    expect(registry.internalToken).toMatch(/^[\x21-\x7E]{32,}$/);
+    expect(gateway.registryInternalToken).toBe(registry.internalToken);
     const media = mediaConfig(resolved('media'));
     expect(media).toMatchObject({ grpcPort: 50052, metricsPort: 9466, storage: expect.objectContaining({ kind: 's3' }) });
     // Public URLs are the gateway's alone (media returns keys); the image size limit must agree.

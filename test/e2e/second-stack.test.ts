@@ -5,7 +5,7 @@
  * finds the second stack's registry through its DATA_DIR, not the default port the first holds.
  */
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -73,7 +73,12 @@ describe.skipIf(!up)('a second stack beside the first', () => {
       registry: grpc.registry,
       media: grpc.media,
       metrics,
+      // Generated for this stack (REGISTRY_INTERNAL_TOKEN unset): the CLI presents it to TokenService.
+      internalToken: expect.stringMatching(/^[A-Za-z0-9_-]{43}$/),
     });
+    // It holds a credential: readable by its owner only, and never in the log.
+    expect(statSync(file).mode & 0o077).toBe(0);
+    expect(stack.output()).not.toContain(JSON.parse(readFileSync(file, 'utf8')).internalToken);
     // As an operator runs it beside `npm start`: no address given, only the stack's DATA_DIR.
     const cli = join(REPO_ROOT, 'registry-service', 'dist', 'cli', 'main.js');
     const env = { PATH: process.env.PATH ?? '', DATA_DIR: dir.path };

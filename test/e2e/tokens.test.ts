@@ -7,6 +7,8 @@
  * anything is stored, records carry their token, and no secret is ever logged.
  */
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { useStackOnFreshDatabase, type FreshStack } from '../support/fresh-stack.js';
@@ -25,16 +27,8 @@ const PROMISE_MS = 5000;
 const LOG_LEVEL = 'debug';
 
 type Answer = { status: number; body?: Record<string, unknown> };
-interface Token {
-  id: string;
-  name: string;
-  secret: string;
-  expiresAt?: string;
-}
-interface EventJson {
-  id: string;
-  token_id: string | null;
-}
+interface Token { id: string; name: string; secret: string; expiresAt?: string }
+interface EventJson { id: string; token_id: string | null }
 
 /** Each gateway's API base (`…/api/platform/dh`). */
 const gw = { a: '', b: '' };
@@ -105,7 +99,9 @@ function useGatewayB(ctx: FreshStack): void {
     const { grpc } = startedLine(ctx.stack.output());
     const port = await freePort();
     const base = `http://127.0.0.1:${port}`;
-    const env = { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, REGISTRY_ADDR: grpc.registry, MEDIA_ADDR: grpc.media };
+    // A replica shares the registry's internal credential: the one the launcher made for this stack.
+    const { internalToken } = JSON.parse(readFileSync(join(ctx.dataDir, 'stack.json'), 'utf8')) as { internalToken: string };
+    const env = { PORT: String(port), HOST: '127.0.0.1', PUBLIC_BASE_URL: base, REGISTRY_ADDR: grpc.registry, MEDIA_ADDR: grpc.media, REGISTRY_INTERNAL_TOKEN: internalToken };
     gatewayB = spawnService('ingest-gateway', { ...env, METRICS_PORT: String(await freePort()), METRICS_HOST: '127.0.0.1', LOG_LEVEL });
     await waitFor('gateway B ready', async () => (await fetch(`${base}/readyz`)).ok, 30_000, gatewayB);
     gw.b = `${base}/api/platform/dh`;
@@ -166,7 +162,8 @@ function policyTests(): void {
     policy.objectsOnly = await createToken('objects-only', { policy: { may_create: ['objects', 'event_types'] } });
     policy.camerasOnly = await createToken('cameras-only', { policy: { domains: ['acme.camera.*'] } });
     policy.twoDevices = await createToken('two-devices', { policy: { max_devices: 2 } });
-    for (const token of Object.values(policy)) await onBoth((api) => read(api, '/dynamic-events?limit=1', token.secret), 200);
+    // A read every one of them may make (cameras-only lists within one of its domains).
+    for (const token of Object.values(policy)) await onBoth((api) => read(api, '/dynamic-events?domain=acme.camera.video&limit=1', token.secret), 200);
   });
 
   it('may_create without devices: 403 for a new device, and nothing is stored', async () => {
@@ -190,8 +187,11 @@ function policyTests(): void {
       expect(refused.body?.error).toMatch(new RegExp(`^token '${token.name}' may not send events of this source.object_domain`));
     }
     expect(await postEvent(gw.a, 'cam-replicas', token.secret, { domain: 'acme.camera.thermal' })).toMatchObject({ status: 200, body: { token_id: token.id } });
-    const listed = (await read(gw.b, `/dynamic-events?token_id=${token.id}`, token.secret)).body?.events as Array<{ domain: string }>;
+    const listed = (await read(gw.b, `/dynamic-events?domain=acme.camera.thermal&token_id=${token.id}`, token.secret)).body?.events as Array<{ id: string; domain: string }>;
     expect(listed.map((e) => e.domain)).toEqual(['acme.camera.thermal']);
+    // It reads within its domains only: an unfiltered list is refused, its own event is read.
+    expect((await read(gw.a, '/dynamic-events', token.secret)).status).toBe(403);
+    expect((await read(gw.a, `/dynamic-events/${listed[0]!.id}`, token.secret)).status).toBe(200);
   });
 
   it('max_devices 2: of 5 concurrent new devices over both gateways exactly 2 pass; records carry the token', async () => {

@@ -12,6 +12,8 @@ import pg from 'pg';
 
 export const POSTGRES_URL = process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 export const REDIS_URL = process.env.TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
+/** REGISTRY_INTERNAL_TOKEN of the registries and gateways the tests start (TokenService needs it). */
+export const TEST_INTERNAL_TOKEN = 'test-internal-credential-0123456789abcdef';
 const inCi = process.env.CI === 'true' || process.env.CI === '1';
 
 /** Resolves true when the probe succeeds; under CI a failure throws (the file fails), else false (skip). */

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
+import { TEST_INTERNAL_TOKEN } from './servers.js';
 import { REPO_ROOT } from './stack.js';
 
 export interface ServiceProcess {
@@ -16,10 +17,10 @@ export interface ServiceProcess {
 
 const running = new Set<ChildProcess>();
 
-/** Starts `<dir>/dist/main.js` with only the given environment (plus PATH). */
+/** Starts `<dir>/dist/main.js` with only the given environment (plus PATH, and the tests' REGISTRY_INTERNAL_TOKEN unless given). */
 export function spawnService(dir: 'registry-service' | 'media-service' | 'ingest-gateway', env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [join(REPO_ROOT, dir, 'dist', 'main.js')], {
-    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', LOG_LEVEL: 'info', REGISTRY_INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   running.add(child);

@@ -286,3 +286,20 @@ accepts it, the registry lists it. Renders nothing without a token.
       key: token
 {{- end }}
 {{- end }}
+
+{{/*
+REGISTRY_INTERNAL_TOKEN from the user's Secret or the chart's (registry/internal-secret.yaml): the
+registry requires it of every TokenService call, the gateways present it.
+*/}}
+{{- define "dynamic-events.internalTokenEnv" -}}
+- name: REGISTRY_INTERNAL_TOKEN
+  valueFrom:
+    secretKeyRef:
+      {{- if .Values.internalAuth.existingSecret }}
+      name: {{ .Values.internalAuth.existingSecret }}
+      key: {{ .Values.internalAuth.existingSecretKey }}
+      {{- else }}
+      name: {{ include "dynamic-events.componentName" (list . "internal") }}
+      key: registry-internal-token
+      {{- end }}
+{{- end }}

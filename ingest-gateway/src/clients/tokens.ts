@@ -18,10 +18,18 @@ export interface TokenClient {
   close(): void;
 }
 
+interface TokenClientOptions {
+  deadlineMs: number;
+  /** REGISTRY_INTERNAL_TOKEN, presented with every call (the registry refuses TokenService calls without it). */
+  credential: string;
+  interceptors?: Interceptor[];
+}
+
 /** Creates the TokenService client (its own channel to the registry's address). */
-export function createTokenClient(address: string, options: { deadlineMs: number; interceptors?: Interceptor[] }): TokenClient {
+export function createTokenClient(address: string, options: TokenClientOptions): TokenClient {
   const client = createGrpcClient(registry.TokenServiceClient, address, { interceptors: options.interceptors });
-  const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
+  const { credential } = options;
+  const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId, credential });
 
   return {
     async create(draft, call) {
@@ -56,7 +64,7 @@ export function createTokenClient(address: string, options: { deadlineMs: number
       return response.settings?.requireToken ?? true;
     },
     async sync(knownVersion, usedIds, deadlineMs) {
-      const response = await callUnary(client.syncTokens.bind(client), { knownVersion, usedTokenIds: usedIds }, { deadlineMs });
+      const response = await callUnary(client.syncTokens.bind(client), { knownVersion, usedTokenIds: usedIds }, { deadlineMs, credential });
       return response.changed ? toTokenState(response) : undefined;
     },
     close: () => client.close(),

@@ -4,6 +4,9 @@ import type { Metadata, ServerDuplexStream, ServerUnaryCall, ServerWritableStrea
 /** Metadata key that carries the HTTP request id from the gateway to registry and media. */
 export const REQUEST_ID_KEY = 'x-request-id';
 
+/** Metadata key of the internal credential (`Bearer <REGISTRY_INTERNAL_TOKEN>`) that TokenService needs. */
+export const AUTHORIZATION_KEY = 'authorization';
+
 /** What a handler gets besides its request: who is asking and whether they still are. */
 export interface CallContext {
   /** The caller's request id (from `x-request-id` metadata) or a fresh one. */

@@ -116,6 +116,19 @@ export const DYNAMIC_EVENTS_TOKEN = text({
     'Bootstrap token: requests need `Authorization: Bearer <token>` when it is set or once a token was created (see [Tokens](#tokens)). Set it on the registry too, so that ListTokens shows it.',
 });
 
+/**
+ * The internal credential of the registry's TokenService (it administers every token, and SyncTokens
+ * answers every secret's hash): the registry requires it of every TokenService call, the gateways
+ * and the operator CLI present it. Never logged.
+ */
+export const REGISTRY_INTERNAL_TOKEN = text({
+  // At least 32 characters: it administers every token, so it must not be guessable.
+  pattern: '^[\\x21-\\x7E]{32,}$',
+  hint: 'must be at least 32 visible ASCII characters (no spaces)',
+  description:
+    'Credential the gateways and the operator CLI present to the registry\'s `TokenService` (`authorization: Bearer …` gRPC metadata); the registry refuses every `TokenService` call without it (`UNAUTHENTICATED`). The same value on the registry and every gateway (`--migrate-only` runs without it). `npm start` generates one per stack when unset. See [Tokens](#tokens).',
+});
+
 /** Redis: the registry's creation locks and the gateways' shared token rate limits. */
 export const REDIS_URL = text({
   pattern: '^rediss?://',

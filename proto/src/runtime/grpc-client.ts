@@ -9,7 +9,7 @@ import {
   type Interceptor,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { REQUEST_ID_KEY } from './call-context.js';
+import { AUTHORIZATION_KEY, REQUEST_ID_KEY } from './call-context.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../contract/limits.js';
 import { fromServiceError } from '../contract/grpc-errors.js';
 import { HTTP2_CONNECTION_WINDOW_BYTES } from './http2-window.js';
@@ -63,6 +63,8 @@ export function createGrpcClient<C extends Client>(Ctor: ClientConstructor<C>, a
 interface CallSettings {
   deadlineMs: number;
   requestId?: string;
+  /** The internal credential (REGISTRY_INTERNAL_TOKEN) TokenService needs, sent as `authorization: Bearer …`. */
+  credential?: string;
   /** Streams only: aborting cancels the call at once, even while waiting for a stalled server. */
   signal?: AbortSignal;
 }
@@ -70,6 +72,7 @@ interface CallSettings {
 function metadataOf(settings: CallSettings): Metadata {
   const metadata = new Metadata();
   if (settings.requestId) metadata.set(REQUEST_ID_KEY, settings.requestId);
+  if (settings.credential !== undefined) metadata.set(AUTHORIZATION_KEY, `Bearer ${settings.credential}`);
   return metadata;
 }
 

@@ -38,6 +38,7 @@ Commands (output is JSON, in the HTTP API's shapes):
 Without --address: $REGISTRY_ADDR, else 127.0.0.1:$REGISTRY_GRPC_PORT when it is set, else the
 registry of the stack npm start runs from $DATA_DIR (./.data; it writes DATA_DIR/stack.json),
 else 127.0.0.1:50051. The address used is printed on stderr.
+TokenService needs the registry's credential: $REGISTRY_INTERNAL_TOKEN, else the stack file's.
 --policy: {"may_create": ["devices","objects","event_types"], "domains": ["acme.camera.*"],
            "max_devices": n, "max_objects": n, "rate": {"per_second": n, "burst": n}}`;
 

@@ -1,5 +1,14 @@
 import { AppError } from '@dynamic-events/proto';
-import { connectable, DATA_DIR, defineEnv, type EnvVar, REGISTRY_ADDR, REGISTRY_GRPC_PORT, type Environment } from '@dynamic-events/proto/runtime';
+import {
+  connectable,
+  DATA_DIR,
+  defineEnv,
+  type EnvVar,
+  REGISTRY_ADDR,
+  REGISTRY_GRPC_PORT,
+  REGISTRY_INTERNAL_TOKEN,
+  type Environment,
+} from '@dynamic-events/proto/runtime';
 import { parseCommandLine, USAGE, UsageError } from './args.js';
 import { resolveTarget } from './target.js';
 import { runCommand } from './token-client.js';
@@ -38,12 +47,16 @@ const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
 /** REGISTRY_GRPC_PORT without its default: set, it names the registry beside the CLI (in its pod). */
 const { default: _unset, ...portSchema } = connectable(REGISTRY_GRPC_PORT).schema;
 
-/** The variables the CLI reads, to find its registry (target.ts). */
+/** The variables the CLI reads, to find its registry (target.ts) and the credential its TokenService needs. */
 const CLI_ENV = defineEnv({
   REGISTRY_ADDR,
   REGISTRY_GRPC_PORT: { ...connectable(REGISTRY_GRPC_PORT), schema: portSchema } as EnvVar<number, false>,
   DATA_DIR,
+  REGISTRY_INTERNAL_TOKEN,
 });
+
+/** What the operator is told when the registry refused the credential (or its absence). */
+const CREDENTIAL_HINT = "set REGISTRY_INTERNAL_TOKEN to the registry's value (in a registry pod it is set; beside npm start the stack file has it)";
 
 /**
  * The operator CLI (`kubectl exec` into a registry pod): manages tokens and the token requirement
@@ -57,13 +70,15 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
       await out.stdout(`${USAGE}\n`);
       return EXIT.ok;
     }
-    const { address: target, source } = await resolveTarget({ flag: address, ...CLI_ENV.load(env) });
+    const settings = CLI_ENV.load(env);
+    const { address: target, source, credential } = await resolveTarget({ flag: address, ...settings });
     out.stderr(`using the registry at ${target} (${source})\n`);
-    const result = await runCommand(target, command).catch((err: unknown) => {
+    const result = await runCommand(target, command, settings.REGISTRY_INTERNAL_TOKEN ?? credential).catch((err: unknown) => {
       // "a backend service is unavailable" alone would not tell the operator which address failed.
       if (err instanceof AppError && (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED')) {
         throw new AppError(err.code, `${err.message} (registry at ${target})`, err.details, err);
       }
+      if (err instanceof AppError && err.code === 'UNAUTHENTICATED') throw new AppError(err.code, `${err.message}: ${CREDENTIAL_HINT}`, err.details, err);
       throw err;
     });
     await printResult(out, result);

@@ -5,6 +5,8 @@ import { join, resolve } from 'node:path';
 interface Target {
   address: string;
   source: string;
+  /** The stack's REGISTRY_INTERNAL_TOKEN, when the address came from its stack file. Never printed. */
+  credential?: string;
 }
 
 interface TargetSettings {
@@ -20,7 +22,7 @@ interface TargetSettings {
 const DEFAULT_ADDRESS = '127.0.0.1:50051';
 
 /**
- * The registry to call, the first of: --address, REGISTRY_ADDR, REGISTRY_GRPC_PORT on this host
+ * The registry to call (with the stack's credential when it is a local stack's), the first of: --address, REGISTRY_ADDR, REGISTRY_GRPC_PORT on this host
  * (how it runs in a registry pod), the registry of the stack `npm start` runs from DATA_DIR (its
  * launcher writes `DATA_DIR/stack.json` and removes it when it stops), 127.0.0.1:50051. The stack
  * file matters when several stacks run on one machine: the default port may be another stack's.
@@ -33,16 +35,24 @@ export async function resolveTarget(settings: TargetSettings): Promise<Target> {
   const stack = await readStackFile(file);
   if (stack === undefined) return { address: DEFAULT_ADDRESS, source: `default: no stack started by npm start runs from ${file}` };
   if (!isRunning(stack.pid)) return { address: DEFAULT_ADDRESS, source: `default: ${file} was left by a stack that is gone (pid ${stack.pid})` };
-  return { address: stack.registry, source: `the stack npm start runs from ${file}, pid ${stack.pid}` };
+  const source = `the stack npm start runs from ${file}, pid ${stack.pid}`;
+  return { address: stack.registry, source, ...(stack.internalToken === undefined ? {} : { credential: stack.internalToken }) };
 }
 
-/** The launcher's stack file (deploy/local/stack-file.ts): its pid and the registry's address; undefined when absent or not one. */
-async function readStackFile(file: string): Promise<{ pid: number; registry: string } | undefined> {
+interface StackFile {
+  pid: number;
+  registry: string;
+  internalToken: string | undefined;
+}
+
+/** The launcher's stack file (deploy/local/stack-file.ts): its pid, the registry's address and credential; undefined when absent or not one. */
+async function readStackFile(file: string): Promise<StackFile | undefined> {
   const text = await readFile(file, 'utf8').catch(() => undefined);
   if (text === undefined) return undefined;
   try {
-    const { pid, registry } = JSON.parse(text) as { pid?: unknown; registry?: unknown };
-    return typeof pid === 'number' && typeof registry === 'string' ? { pid, registry } : undefined;
+    const { pid, registry, internalToken } = JSON.parse(text) as { pid?: unknown; registry?: unknown; internalToken?: unknown };
+    if (typeof pid !== 'number' || typeof registry !== 'string') return undefined;
+    return { pid, registry, internalToken: typeof internalToken === 'string' ? internalToken : undefined };
   } catch {
     return undefined;
   }

@@ -9,12 +9,13 @@ const DEADLINE_MS = 10_000;
 type RunnableCommand = Exclude<Command, { kind: 'help' }>;
 
 /**
- * Runs one command against TokenService at `address` and resolves with the JSON to print; a failed
- * call rejects with the registry's AppError (its message is safe to show).
+ * Runs one command against TokenService at `address`, presenting `credential` (REGISTRY_INTERNAL_TOKEN;
+ * undefined: none, and the registry refuses), and resolves with the JSON to print; a failed call
+ * rejects with the registry's AppError (its message is safe to show).
  */
-export async function runCommand(address: string, command: RunnableCommand): Promise<unknown> {
+export async function runCommand(address: string, command: RunnableCommand, credential: string | undefined): Promise<unknown> {
   const client = createGrpcClient(registry.TokenServiceClient, address);
-  const settings = { deadlineMs: DEADLINE_MS };
+  const settings = { deadlineMs: DEADLINE_MS, credential };
   const call = <Req, Res>(method: Parameters<typeof callUnary<Req, Res>>[0], request: Req) => callUnary(method.bind(client), request, settings);
   try {
     switch (command.kind) {

@@ -11,6 +11,7 @@ import { FellBehindError } from '../../watch/chunk-queue.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
 import { WatchHub } from '../../watch/watch-hub.js';
 import { EVENT_FILTERS } from './lists.js';
+import { checkListScope, readScopeOf } from '../../tokens/read-scope.js';
 
 interface StreamDeps {
   auth: GatewayMiddleware;
@@ -47,6 +48,8 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     const lastEventId = ctx.get('Last-Event-ID');
     const cursorField = lastEventId ? 'Last-Event-ID' : 'after';
     const query = { ...eventQueryOf(params), kinds: kindsOf(params.kinds), afterCursor: lastEventId || (params.after ?? '') };
+    // A domain-restricted token streams one of its domains (device changes never pass a domain filter).
+    checkListScope(readScopeOf(ctx.state.token), query);
     const stop = new AbortController();
     const end = () => stop.abort();
     const requestId = ctx.state.requestId;

@@ -1502,6 +1502,8 @@ export const SyncTokensResponse: MessageFns<SyncTokensResponse> = {
 /**
  * TokenService manages tokens. Secrets are answered once, by CreateToken; only their SHA-256 is
  * stored. Once a token exists the instance requires one until UpdateAuthSettings turns that off.
+ * Every call must carry the registry's internal credential as metadata,
+ * `authorization: Bearer <REGISTRY_INTERNAL_TOKEN>`; without it the answer is UNAUTHENTICATED.
  */
 export type TokenServiceService = typeof TokenServiceService;
 export const TokenServiceService = {
