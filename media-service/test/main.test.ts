@@ -33,7 +33,7 @@ async function waitForLine(child: Child, pattern: RegExp): Promise<Record<string
   for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 25))) {
     const line = child.lines.find((l) => pattern.test(l));
     if (line) return JSON.parse(line) as Record<string, unknown>;
-    if (Date.now() > deadline) throw new Error(`no log line matching ${pattern} within 20 s: ${child.lines.join('\n')}`);
+    if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`no log line matching ${pattern} within 20 s: ${child.lines.join('\n')}`);
   }
 }
 
