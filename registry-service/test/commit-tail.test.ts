@@ -49,7 +49,7 @@ describe.skipIf(!up)('the horizon poll with its tail', () => {
 
   it('never scans the events table: its plan, made while the table was small, still looks events up by key once it grew', async () => {
     const client = await a.pool.connect();
-    // This session's own sequential scans of events not yet flushed: pg_stat_xact_user_tables counts
+    // This connection's own sequential scans of events not yet flushed: pg_stat_xact_user_tables counts
     // this backend alone (pg_stat_user_tables also counts the registries' own work, flushed whenever
     // they are), and a backend flushes only when idle outside a transaction block.
     const ownSeqScans = async () => {
