@@ -20,9 +20,16 @@ interface Started {
 }
 
 /** Spawns main.js with only the given variables (plus PATH) and waits for its "listening" line. */
+/** Every gateway started here, killed after the file whatever its tests did (a failed one leaves its child). */
+const children: ChildProcess[] = [];
+afterAll(() => {
+  for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+});
+
 async function start(env: Record<string, string>): Promise<Started> {
   // METRICS_PORT 0: the default port may be held by a running stack or by a second test run.
   const child = spawn(process.execPath, [MAIN], { env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
   const lines: Array<Record<string, unknown>> = [];
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   const url = await new Promise<string>((resolve, reject) => {
