@@ -48,7 +48,7 @@ const partialBody = `{"source":{"device_name":"${BODY_VALUE}"`;
 
 /** Waits until the request's log line was written (it is written when the response closes). */
 async function settled(): Promise<void> {
-  for (let i = 0; i < 50 && !gw.logs.some((l) => l.msg === 'request' || l.msg === 'malformed HTTP request refused'); i++) {
+  for (const deadline = Date.now() + 10_000; !gw.logs.some((l) => l.msg === 'request' || l.msg === 'malformed HTTP request refused') && Date.now() < deadline; ) {
     await new Promise((r) => setTimeout(r, 20));
   }
   await new Promise((r) => setTimeout(r, 50));

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { createLogger } from '@dynamic-events/proto/runtime';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createMetrics } from '../src/metrics.js';
 import { createRateLimiter, createRedisClient } from '../src/tokens/rate-limit.js';
 import type { TokenCredential } from '../src/tokens/token-model.js';
@@ -24,15 +24,21 @@ async function passing(limit: ReturnType<typeof createRateLimiter>, token: Token
 
 describe('rate limits without Redis', () => {
   it('lets a burst through, then one event per interval, and refuses with the token, the rule and when to retry', async () => {
-    const limit = createRateLimiter({ redis: undefined, logger, metrics: createMetrics() });
-    const token = tokenWith(10, 3);
-    expect(await passing(limit, token, 10)).toBe(3);
-    await expect(limit(token)).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED', message: "token 'vendor-x' is over its rate of 10 events per second (burst 3)", details: { rule: 'token-rate', retryAfterSeconds: 1 } });
-    await new Promise((resolve) => setTimeout(resolve, 250));
-    expect(await passing(limit, token, 10)).toBe(2);
-    // Tokens without a rate (or no token) are never limited, and cost nothing to check.
-    expect(limit(undefined)).toBeUndefined();
-    expect(limit({ ...token, policy: {} })).toBeUndefined();
+    // The limiter reads Date.now(): a fake clock makes "250 ms later" exact on a busy machine too.
+    vi.useFakeTimers({ toFake: ['Date'] });
+    try {
+      const limit = createRateLimiter({ redis: undefined, logger, metrics: createMetrics() });
+      const token = tokenWith(10, 3);
+      expect(await passing(limit, token, 10)).toBe(3);
+      await expect(limit(token)).rejects.toMatchObject({ code: 'RESOURCE_EXHAUSTED', message: "token 'vendor-x' is over its rate of 10 events per second (burst 3)", details: { rule: 'token-rate', retryAfterSeconds: 1 } });
+      vi.setSystemTime(Date.now() + 250);
+      expect(await passing(limit, token, 10)).toBe(2);
+      // Tokens without a rate (or no token) are never limited, and cost nothing to check.
+      expect(limit(undefined)).toBeUndefined();
+      expect(limit({ ...token, policy: {} })).toBeUndefined();
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
 
@@ -40,15 +46,25 @@ const redisUp = await redisAvailable();
 
 describe.skipIf(!redisUp)('rate limits shared through Redis', () => {
   const clients = [createRedisClient(REDIS_URL), createRedisClient(REDIS_URL)];
+  // Connected before the first check: a limiter whose Redis is not ready yet falls back to its own count.
+  beforeAll(() => Promise.all(clients.map((c) => (c.status === 'ready' ? undefined : new Promise((resolve) => c.once('ready', resolve))))));
   afterAll(() => clients.forEach((c) => c.disconnect()));
 
   it('holds across gateway replicas: two limiters on one Redis let one burst through between them', async () => {
     const [a, b] = clients.map((redis) => createRateLimiter({ redis, logger, metrics: createMetrics() }));
     const token = tokenWith(5, 4);
+    const burstStart = Date.now();
     const [fromA, fromB] = await Promise.all([passing(a!, token, 10), passing(b!, token, 10)]);
+    const burstEnd = Date.now();
     expect(fromA + fromB).toBe(4);
     await new Promise((resolve) => setTimeout(resolve, 450));
-    expect((await passing(a!, token, 5)) + (await passing(b!, token, 5))).toBe(2);
+    // Redis keeps the clock (its TIME), so the time between the rounds is measured, not faked: one
+    // event per 200 ms since the burst, counted over the shortest and the longest span it can be.
+    const roundStart = Date.now();
+    const later = (await passing(a!, token, 5)) + (await passing(b!, token, 5));
+    const roundEnd = Date.now();
+    expect(later).toBeGreaterThanOrEqual(Math.floor(((roundStart - burstEnd) * 5) / 1000));
+    expect(later).toBeLessThanOrEqual(Math.min(4, Math.floor(((roundEnd - burstStart) * 5) / 1000)));
   });
 
   it('applies the limit per gateway while Redis cannot be reached', async () => {

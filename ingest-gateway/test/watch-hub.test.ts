@@ -66,7 +66,8 @@ async function client(hub: WatchHub, q: WatchQuery) {
   })();
   const ids = () => [...text.matchAll(/^id: (.+)$/gm)].map((m) => m[1]);
   const until = async (n: number) => {
-    for (let i = 0; i < 200 && ids().length < n; i++) await new Promise((r) => setTimeout(r, 5));
+    // A deadline, not a count of pauses: a busy machine stretches each one.
+    for (const deadline = Date.now() + 10_000; ids().length < n && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
     return ids();
   };
   return { ids, until, text: () => text, done, leave: () => leave.abort() };
@@ -197,7 +198,7 @@ describe('WatchHub: when the registry stream ends', () => {
     await a.until(2);
     // What a registry connection past its age (or a replica shutting down) does to a stream on it.
     streams[0]!.fail(new AppError('UNAVAILABLE', 'Connection dropped', {}));
-    for (let i = 0; i < 100 && streams.length < 2; i++) await new Promise((r) => setTimeout(r, 10));
+    for (const deadline = Date.now() + 10_000; streams.length < 2 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
     expect(streams).toHaveLength(2);
     expect(streams[1]!.query.afterCursor).toBe('c2');
     streams[1]!.send('c3');
@@ -218,7 +219,7 @@ describe('WatchHub: when the registry stream ends', () => {
     const down = new AppError('UNAVAILABLE', 'a backend service is unavailable', {});
     streams[0]!.fail(down);
     for (let n = 2; n <= 4; n++) {
-      for (let i = 0; i < 100 && streams.length < n; i++) await new Promise((r) => setTimeout(r, 10));
+      for (const deadline = Date.now() + 10_000; streams.length < n && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 10));
       expect(streams).toHaveLength(n);
       streams[n - 1]!.fail(down);
     }

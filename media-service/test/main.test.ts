@@ -21,6 +21,7 @@ interface Child {
 /** Runs the built entry point as `npm start` would, in its own working directory. */
 function run(env: Record<string, string>): Child {
   if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run \`npx tsc -b\` first`);
+  // METRICS_PORT 0: the default port may be held by a running stack or by a second test run.
   const child = spawn(process.execPath, [MAIN], { cwd: dir.path, env: { PATH: process.env.PATH ?? '', METRICS_PORT: '0', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   const lines: string[] = [];
   child.stdout.on('data', (data: Buffer) => lines.push(...data.toString().split('\n').filter(Boolean)));
@@ -28,16 +29,16 @@ function run(env: Record<string, string>): Child {
   return { process: child, lines, exited: new Promise((resolve) => child.once('exit', resolve)) };
 }
 
+/** Waits for a log line (a process starting on a busy machine may take many seconds: up to 20 s). */
 async function waitForLine(child: Child, pattern: RegExp): Promise<Record<string, unknown>> {
-  for (let i = 0; i < 200; i += 1) {
+  for (const deadline = Date.now() + 20_000; ; await new Promise((r) => setTimeout(r, 25))) {
     const line = child.lines.find((l) => pattern.test(l));
     if (line) return JSON.parse(line) as Record<string, unknown>;
-    await new Promise((r) => setTimeout(r, 25));
+    if (Date.now() > deadline || child.process.exitCode !== null) throw new Error(`no log line matching ${pattern} within 20 s: ${child.lines.join('\n')}`);
   }
-  throw new Error(`no log line matching ${pattern}: ${child.lines.join('\n')}`);
 }
 
-describe('media-service main', () => {
+describe('media-service main', { timeout: 60_000 }, () => {
   it('starts with no configuration on filesystem storage, logs its port, serves, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
     const child = run({ MEDIA_GRPC_PORT: String(port), GRPC_HOST: '127.0.0.1' });
@@ -45,7 +46,10 @@ describe('media-service main', () => {
     expect(listening).toMatchObject({ level: 'info', service: 'media-service', port, storage: `filesystem ${dir.path}/.data/media` });
     await waitForLine(child, /storage usable/);
     const health = createHealthChecker(`127.0.0.1:${port}`);
-    expect(await health.isServing(MEDIA_SERVICE_NAME, 2000)).toBe(true);
+    // Asked until SERVING (20 s at most): a first check may meet a channel still connecting.
+    let serving = false;
+    for (const deadline = Date.now() + 20_000; !serving && Date.now() < deadline; ) serving = await health.isServing(MEDIA_SERVICE_NAME, 2000);
+    expect(serving).toBe(true);
     health.close();
 
     child.process.kill('SIGTERM');
@@ -62,6 +66,8 @@ describe('media-service main', () => {
     const { media } = await import('@dynamic-events/proto');
     const { createGrpcClient, callUnary } = await import('@dynamic-events/proto/runtime');
     const client = createGrpcClient(media.MediaServiceClient, `127.0.0.1:${port}`);
+    // Connected first, so the call's own deadline never covers connecting on a busy machine.
+    await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 20_000, (err) => (err ? reject(err) : resolve())));
     const stored = await callUnary(client.storeImage.bind(client), { data: samples.webp.bytes }, { deadlineMs: 5000 });
     client.close();
     first.process.kill('SIGTERM');

@@ -1,7 +1,7 @@
 /** Entity-creation locks: Redis (real server) and in-process, and what happens when Redis is down. */
 import { Registry } from 'prom-client';
 import type { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createEntityLocks } from '../src/locks/entity-locks.js';
 import type { Locker } from '../src/locks/locker.js';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
@@ -11,6 +11,8 @@ import { freePort, REDIS_URL, redisAvailable, uniquePrefix } from '../../test/su
 import { counterValue, silent } from './helpers.js';
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+/** Taken before any test fakes the timers. */
+const realSetTimeout = globalThis.setTimeout;
 
 /** The contract both lockers share. */
 function lockerContract(make: (ttlMs: number) => Locker) {
@@ -18,14 +20,15 @@ function lockerContract(make: (ttlMs: number) => Locker) {
     const locker = make(5000);
     const held = await locker.acquire('k1', Date.now() + 1000);
     expect(held.outcome).toBe('acquired');
-    const started = Date.now();
-    const waiting = locker.acquire('k1', Date.now() + 3000);
+    let settled = false;
+    // A deadline far off: the waiter can only end early by noticing the release.
+    const waiting = locker.acquire('k1', Date.now() + 20_000).finally(() => (settled = true));
     await sleep(150);
+    expect(settled).toBe(false);
     expect(await held.release()).toBe('released');
     const waited = await waiting;
+    // contended, not timeout: it went on at the release, not at its deadline.
     expect(waited.outcome).toBe('contended');
-    expect(Date.now() - started).toBeGreaterThanOrEqual(140);
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(await waited.release()).toBe('not-held');
     // Released for good: the next caller gets it at once.
     const again = await locker.acquire('k1', Date.now());
@@ -40,20 +43,24 @@ function lockerContract(make: (ttlMs: number) => Locker) {
     const started = Date.now();
     const waited = await locker.acquire('k2', Date.now() + 200);
     expect(waited.outcome).toBe('timeout');
+    // Not before its deadline (a busy machine only makes it later).
     expect(Date.now() - started).toBeGreaterThanOrEqual(190);
     expect(await held.release()).toBe('released');
     await locker.close();
   });
 
   it('expires after the TTL; the old holder then cannot release the new holder\'s lock', async () => {
-    const locker = make(200);
+    // A TTL long enough that the second holder's lease outlives the few calls below on a busy machine.
+    const ttlMs = 2000;
+    const locker = make(ttlMs);
     const first = await locker.acquire('k3', Date.now());
-    await sleep(350);
+    expect((await locker.acquire('k3', Date.now())).outcome).toBe('timeout');
+    await sleep(ttlMs + 300);
     const second = await locker.acquire('k3', Date.now());
     expect(second.outcome).toBe('acquired');
-    expect(await first.release()).toBe('expired');
-    // The second holder still holds it: a third caller must wait.
+    // The second holder holds it: a third caller must wait.
     expect((await locker.acquire('k3', Date.now() + 50)).outcome).toBe('timeout');
+    expect(await first.release()).toBe('expired');
     expect(await second.release()).toBe('released');
     await locker.close();
   });
@@ -134,10 +141,11 @@ describe.skipIf(!up)('Redis locker on a real Redis', () => {
     const { locker, calls, metrics, locks } = counted(5000);
     const other = await locker.acquire('object:mid-b', Date.now());
     expect(other.outcome).toBe('acquired');
-    const work = locks(['object:mid-c', 'object:mid-a', 'object:mid-b'], () => heldNow(['object:mid-a', 'object:mid-c']));
-    await sleep(100);
+    let settled = false;
+    const work = locks(['object:mid-c', 'object:mid-a', 'object:mid-b'], () => heldNow(['object:mid-a', 'object:mid-c'])).finally(() => (settled = true));
     // While waiting for b: a (sorts before) is ours, c (after) was given back, so nobody waits on us crosswise.
-    expect(await heldNow(['object:mid-a', 'object:mid-c'])).toEqual([true, false]);
+    await expect.poll(() => heldNow(['object:mid-a', 'object:mid-c']), { timeout: 10_000 }).toEqual([true, false]);
+    expect(settled).toBe(false);
     await other.release();
     expect(await work).toEqual([true, true]);
     expect(calls).toEqual({ acquire: 2, tryAcquireAll: 1 });
@@ -201,13 +209,21 @@ describe('when Redis is down', () => {
     const locker = createRedisLocker({ redis, ttlMs: 5000 });
     const metrics = createMetrics(new Registry());
     const locks = createEntityLocks({ locker, waitMs: 2000, metrics, logger: silent });
-    const started = Date.now();
-    const result = await locks(['device:a', 'object:b', 'event-type:c'], async () => 'created');
+    // "At once" without a stopwatch: with timers frozen, a fallback that waited on any timer (the
+    // lock wait, a reconnect, a command timeout) would never settle; the guard keeps a real timer.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    let result: string;
+    try {
+      const work = locks(['device:a', 'object:b', 'event-type:c'], async () => 'created');
+      result = await Promise.race([work, new Promise<string>((resolve) => realSetTimeout(() => resolve('waited on a timer'), 10_000))]);
+    } finally {
+      vi.useRealTimers();
+    }
     expect(result).toBe('created');
-    expect(Date.now() - started).toBeLessThan(1000);
     expect(await counterValue(metrics, 'fallback')).toBe(3);
     expect(await counterValue(metrics, 'acquired')).toBe(0);
     await locker.close();
+    redis.disconnect();
   });
 });
 

@@ -47,9 +47,14 @@ async function listening(r: Running): Promise<number> {
 
 async function exercise(port: number): Promise<void> {
   const health = createHealthChecker(`127.0.0.1:${port}`);
-  expect(await health.isServing(REGISTRY_SERVICE_NAME, 2000)).toBe(true);
+  // Asked until SERVING (20 s at most): a first check may meet a channel still connecting.
+  let serving = false;
+  for (const deadline = Date.now() + 20_000; !serving && Date.now() < deadline; ) serving = await health.isServing(REGISTRY_SERVICE_NAME, 2000);
+  expect(serving).toBe(true);
   health.close();
   const client = createGrpcClient(registry.RegistryServiceClient, `127.0.0.1:${port}`);
+  // Connected first, so the call's own deadline never covers connecting on a busy machine.
+  await new Promise<void>((resolve, reject) => client.waitForReady(Date.now() + 20_000, (err) => (err ? reject(err) : resolve())));
   const res = await registryApi(client).recordEvent(sampleEvent({ source: { deviceName: unique('main') } }));
   expect(res.outcome?.deviceCreated).toBe(true);
   client.close();

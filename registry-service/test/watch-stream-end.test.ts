@@ -34,7 +34,12 @@ describe.skipIf(!up)('Watch', () => {
       // The server gives up on the stalled stream; the client learns it once it reads what it had buffered.
       await new Promise((r) => setTimeout(r, 2500));
       stream.resume();
-      const err = await ended;
+      // A failure that says where it stopped, rather than the test's own timeout.
+      let timer: NodeJS.Timeout | undefined;
+      const giveUp = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`the stalled stream did not end within 30 s of resuming (${eventIds(received).length} of ${ids.length} events received)`)), 30_000);
+      });
+      const err = await Promise.race([ended, giveUp]).finally(() => clearTimeout(timer));
       expect(err.code).toBe(8); // RESOURCE_EXHAUSTED
       expect(eventIds(received).length).toBeLessThan(ids.length);
       expect(err.details).toMatch(/resume from the last message/);

@@ -47,7 +47,7 @@ async function read(body: string, sizes: number[]) {
     runs.push(buf.toString());
     text += buf.toString();
   });
-  for (let i = 0; i < 2000 && !text.includes('id: c39\n'); i++) await new Promise((r) => setTimeout(r, 5));
+  for (const deadline = Date.now() + 20_000; !text.includes('id: c39\n') && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 5));
   await client.close();
   server.close();
   return { text, runs };

@@ -16,13 +16,14 @@ const up = await postgresAvailable();
 
 /** A request that takes longer than this counts as hanging: the test fails instead of waiting. */
 const HANG_MS = 10_000;
+/** The advisory lock that holds the overload test's slow statement. */
+const STATEMENT_LOCK = 4_210_731;
 
-/** POSTs JSON with a time limit; returns status, Retry-After, the parsed body and how long it took. */
+/** POSTs JSON with a time limit; returns status, Retry-After and the parsed body. */
 async function post(url: string, body: unknown) {
-  const started = performance.now();
   const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body), signal: AbortSignal.timeout(HANG_MS) });
   const text = await res.text();
-  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(text) as Record<string, unknown>, ms: performance.now() - started };
+  return { status: res.status, retryAfter: res.headers.get('retry-after'), body: JSON.parse(text) as Record<string, unknown> };
 }
 
 /** The example event with its own device and a marker property `n`, to tell requests apart in the database. */
@@ -80,35 +81,54 @@ describe.skipIf(!up)('batched writes over HTTP: an overloaded gateway', () => {
   const ctx = useStackOnFreshDatabase('e2e-overload', { RECORD_CONCURRENCY: '1', INGEST_QUEUE_MAX_EVENTS: '4' });
 
   it('answers 503 with Retry-After and a JSON error at once; no request hangs; every 200 is committed exactly once', async () => {
-    // Every statement writing a "slow-" device's events takes 0.5 s (one sleep per statement, not per row).
+    // The first statement writing a "slow-" device's events waits for a lock this test holds, so the
+    // registry stays busy until the test lets it go (one wait per statement, not per row).
     await ctx.sql.query(`CREATE FUNCTION slow_statement() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF NEW.device_name LIKE 'slow-%' AND current_setting('test.slept', true) IS DISTINCT FROM 'yes' THEN
           PERFORM set_config('test.slept', 'yes', true);
-          PERFORM pg_sleep(0.5);
+          PERFORM pg_advisory_xact_lock(${STATEMENT_LOCK});
         END IF;
         RETURN NEW;
       END $$`);
     await ctx.sql.query('CREATE TRIGGER slow_statement BEFORE INSERT ON events FOR EACH ROW EXECUTE FUNCTION slow_statement()');
+    await ctx.sql.query(`SELECT pg_advisory_lock(${STATEMENT_LOCK})`);
+    let held = true;
     try {
-      const started = performance.now();
-      const responses = await Promise.all(Array.from({ length: 30 }, (_, n) => post(ctx.url, markedEvent(n, { device: 'slow-cam', domain: 'acme.overload' }))));
-      const elapsed = performance.now() - started;
+      const answers: Array<Awaited<ReturnType<typeof post>> & { whileHeld: boolean }> = [];
+      const all = Promise.all(
+        Array.from({ length: 30 }, async (_, n) => {
+          const answer = { ...(await post(ctx.url, markedEvent(n, { device: 'slow-cam', domain: 'acme.overload' }))), whileHeld: held };
+          answers.push(answer);
+          return answer;
+        }),
+      );
+      // The statement stays held until every request the gateway did not take in was answered: the
+      // batch in flight (its events counted when it was sent) and the 4 queued are all that wait.
+      await expect
+        .poll(async () => {
+          const inFlight = valueOf(await scrape(ctx.stack.metrics.gateway), 'ingest_record_batch_events_sum');
+          return inFlight > 0 && answers.length === 30 - Math.min(30, inFlight + 4);
+        }, { timeout: HANG_MS })
+        .toBe(true);
+      held = false;
+      await ctx.sql.query(`SELECT pg_advisory_unlock(${STATEMENT_LOCK})`);
+      const responses = await all;
 
       const statuses = responses.map((r) => r.status);
       expect([...new Set(statuses)].sort()).toEqual([200, 503]);
       const refused = responses.filter((r) => r.status === 503);
       const accepted = responses.flatMap((r, n) => (r.status === 200 ? [{ n, id: String(r.body.id) }] : []));
       for (const r of refused) {
-        // At once: before the first slow statement could end.
-        expect(r.ms).toBeLessThan(500);
+        // At once: while the first statement was still held.
+        expect(r.whileHeld).toBe(true);
         expect(r.retryAfter).toBe('1');
         expect(r.body).toEqual({ error: 'too many events are waiting to be recorded; retry later' });
       }
+      // The accepted ones needed the held statement (each request gives up after HANG_MS: none hung).
+      for (const r of responses.filter((x) => x.status === 200)) expect(r.whileHeld).toBe(false);
       // At most one call out and four waiting at a time: most of the burst is refused.
       expect(refused.length).toBeGreaterThanOrEqual(30 - 2 * 5);
-      // Nobody hangs: the accepted ones need a couple of slow statements, the refused ones none.
-      expect(elapsed).toBeLessThan(6000);
 
       const { rows } = await ctx.sql.query<{ id: string; n: string }>(
         `SELECT id::text, additional_properties->>'n' AS n FROM events WHERE device_name = 'slow-cam' ORDER BY (additional_properties->>'n')::int`,
@@ -119,6 +139,7 @@ describe.skipIf(!up)('batched writes over HTTP: an overloaded gateway', () => {
       // Once the burst is over the gateway takes events again.
       expect((await post(ctx.url, markedEvent(99, { device: 'slow-cam', domain: 'acme.overload' }))).status).toBe(200);
     } finally {
+      if (held) await ctx.sql.query(`SELECT pg_advisory_unlock(${STATEMENT_LOCK})`);
       await ctx.sql.query('DROP TRIGGER IF EXISTS slow_statement ON events; DROP FUNCTION IF EXISTS slow_statement()');
     }
   });

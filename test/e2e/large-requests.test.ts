@@ -49,7 +49,8 @@ describe.each(BACKEND_MODES)('requests at the documented limits (%s)', (mode) =>
     expect(await stored('large-all')).toBe(1);
   });
 
-  it('answers every request whose reply is larger than its request and than grpc-js\'s default 4 MiB limit', async () => {
+  // Nine round trips of 4.2 MB each way: 25-30 s on a busy machine, so its own generous limit.
+  it('answers every request whose reply is larger than its request and than grpc-js\'s default 4 MiB limit', { timeout: 120_000 }, async () => {
     // A long object id makes the reply's rel larger than what the request alone carries; with about
     // 4.19 MB of properties the request fits 4 MiB and the reply does not, so a reply limit of 4 MiB
     // would record the event and then answer 500. The sweep covers that window with room on both sides.

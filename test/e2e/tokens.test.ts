@@ -140,7 +140,8 @@ function replicaTests(): void {
   });
 
   it('an expiring token works on both until expires_at, then both answer 401 and end its streams', async () => {
-    const token = await createToken('expiring', { expires_at: new Date(Date.now() + 3000).toISOString() });
+    // 8 s of life: time for both gateways to learn it and use it on a busy machine before it expires.
+    const token = await createToken('expiring', { expires_at: new Date(Date.now() + 8000).toISOString() });
     const expiresAt = Date.parse(String(token.expiresAt));
     const known = await onBoth((api) => read(api, '/dynamic-events?limit=1', token.secret), 200);
     const streams = await streamsOnBoth(token.secret);
@@ -148,12 +149,11 @@ function replicaTests(): void {
     for (const api of both()) expect(await postEvent(api, 'cam-expiring', token.secret)).toMatchObject({ status: 200, body: { token_id: token.id } });
     await endedFor(streams, 'token expired');
     expect(Date.now()).toBeGreaterThanOrEqual(expiresAt);
-    const expired = await onBoth((api) => postEvent(api, 'cam-expiring', token.secret), 401, performance.now() - (Date.now() - expiresAt));
-    console.info(`expiring token known: A ${known[0]!.ms} ms, B ${known[1]!.ms} ms; refused after expires_at: A ${expired[0]!.ms} ms, B ${expired[1]!.ms} ms`);
-    for (const { ms, answer } of expired) {
-      expect(ms).toBeLessThan(1000);
-      expect(answer.body).toEqual({ error: 'invalid bearer token' });
-    }
+    // Expiry is checked at each request against the gateway's clock (same machine): the first
+    // request after expires_at is refused on both, with no sync needed in between.
+    const expired = await Promise.all(both().map((api) => postEvent(api, 'cam-expiring', token.secret)));
+    console.info(`expiring token known: A ${known[0]!.ms} ms, B ${known[1]!.ms} ms`);
+    for (const answer of expired) expect(answer).toMatchObject({ status: 401, body: { error: 'invalid bearer token' } });
   });
 }
 

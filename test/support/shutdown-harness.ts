@@ -19,7 +19,8 @@ import {
 import { createTestDatabase, freePort, postgresAvailable, tempDir } from './servers.js';
 import { closedLoop, killAllServices, spawnService, waitFor, type CallResult, type ServiceProcess } from './service-process.js';
 
-export const DRAIN_MS = 1500;
+/** Long enough for the checks made during the drain to land in it on a busy machine. */
+export const DRAIN_MS = 5000;
 /** Far above what a clean drain takes: exiting well before it proves nothing was waited out. */
 export const SHUTDOWN_TIMEOUT_MS = 20_000;
 
@@ -56,9 +57,15 @@ export function useShutdownBackends(label: string) {
 
 /** The gRPC status name a failed call carried (the client wraps unmarked statuses as INTERNAL with the cause). */
 function grpcOutcome(err: unknown): string {
-  const cause = (err as { cause?: { code?: number } }).cause;
-  return typeof cause?.code === 'number' ? statusName(cause.code) : `threw ${String(err)}`;
+  const cause = (err as { cause?: { code?: number; details?: string } }).cause;
+  if (typeof cause?.code !== 'number') return `threw ${String(err)}`;
+  // grpc-js's words for a call it could not send: no connection could be made.
+  if (String(cause.details).startsWith('No connection established')) return NOT_SENT;
+  return statusName(cause.code);
 }
+
+/** A gRPC call the client never sent (no connection to the server): it cannot have been accepted. */
+const NOT_SENT = 'UNAVAILABLE (not sent: no connection)';
 
 export interface StartedGrpcService {
   service: ServiceProcess;
@@ -91,18 +98,18 @@ async function startGrpcService(
 }
 
 /**
- * Runs load, sends SIGTERM after `warmupMs`, checks readiness during the drain, and returns the
- * results split at the moment the drain delay ended (calls started before it must all be OK).
+ * Runs load until 50 calls were answered, sends SIGTERM, checks readiness during the drain, and
+ * returns the results split at the moment the drain delay ended (calls started before it must all be OK).
  */
 export async function sigtermUnderLoad(
   service: ServiceProcess,
   load: ReturnType<typeof closedLoop>,
   duringDrain: () => Promise<void>,
-): Promise<{ beforeClose: CallResult[]; afterClose: CallResult[]; exit: { code: number | null }; exitMs: number }> {
-  await new Promise((r) => setTimeout(r, 500));
+): Promise<{ beforeClose: CallResult[]; afterClose: CallResult[]; signalledAt: number; closeAt: number; exit: { code: number | null }; exitMs: number }> {
+  // Counted, not timed: a busy machine answers fewer calls in a fixed warm-up.
+  await waitFor('50 calls answered before SIGTERM', async () => load.results.length >= 50, 30_000, service);
   const signalledAt = performance.now();
   service.kill('SIGTERM');
-  await new Promise((r) => setTimeout(r, 200));
   await duringDrain();
   const exit = await service.exited;
   const exitMs = performance.now() - signalledAt;
@@ -112,17 +119,35 @@ export async function sigtermUnderLoad(
   return {
     beforeClose: load.results.filter((r) => r.startedAt < closeAt),
     afterClose: load.results.filter((r) => r.startedAt >= closeAt),
+    signalledAt,
+    closeAt,
     exit,
     exitMs,
   };
 }
 
-export function expectCleanDrain(run: Awaited<ReturnType<typeof sigtermUnderLoad>>, refused: (outcome: string) => boolean, output: string): void {
+/**
+ * `notSent`: outcomes of calls that never reached the server. On a busy machine a call started
+ * before the listener closed may leave the test process only after it: one that failed that way
+ * after the earliest moment the listener may close is a refusal, not a failure; one that failed so
+ * before it means the listener closed early, and fails the check.
+ */
+export function expectCleanDrain(
+  run: Awaited<ReturnType<typeof sigtermUnderLoad>>,
+  refused: (outcome: string) => boolean,
+  output: string,
+  notSent: (outcome: string) => boolean = () => false,
+): void {
   expect(run.exit.code, output).toBe(0);
   expect(run.exitMs).toBeGreaterThanOrEqual(DRAIN_MS);
-  expect(run.exitMs).toBeLessThan(DRAIN_MS + 5000);
+  // Nothing was waited out: the shutdown timeout (which logs "shutdown timed out") never fired, and
+  // keep-alive connections (65 s) would have outlived it.
+  expect(run.exitMs).toBeLessThan(SHUTDOWN_TIMEOUT_MS);
+  expect(output).not.toMatch(/shutdown timed out/);
   expect(run.beforeClose.length).toBeGreaterThan(50);
-  const failed = run.beforeClose.filter((r) => r.outcome !== 'OK');
+  // Calls were still served during the drain, not only before the signal.
+  expect(run.beforeClose.filter((r) => r.startedAt > run.signalledAt && r.outcome === 'OK').length).toBeGreaterThan(0);
+  const failed = run.beforeClose.filter((r) => r.outcome !== 'OK' && !(notSent(r.outcome) && r.endedAt >= run.closeAt));
   expect(failed, 'calls accepted before the listener closed').toEqual([]);
   // Later callers either still got in (OK) or were refused: never an error answer.
   expect(run.afterClose.filter((r) => r.outcome !== 'OK' && !refused(r.outcome))).toEqual([]);
@@ -131,12 +156,12 @@ export function expectCleanDrain(run: Awaited<ReturnType<typeof sigtermUnderLoad
 export async function expectSecondSignalForces(service: ServiceProcess): Promise<void> {
   service.kill('SIGTERM');
   await new Promise((r) => setTimeout(r, 300));
-  const started = performance.now();
   service.kill('SIGTERM');
   const exit = await service.exited;
   expect(exit.code, service.output()).toBe(1);
-  expect(performance.now() - started).toBeLessThan(2000);
   expect(service.output()).toContain('second signal: forcing exit');
+  // At once: the shutdown the first signal began (its drain alone lasts DRAIN_MS) never completed.
+  expect(service.output()).not.toContain('shutdown complete');
 }
 
 /**
@@ -149,14 +174,15 @@ export async function grpcDrain(started: StartedGrpcService, serviceName: string
   const load = closedLoop(
     () => call().then(() => 'OK', grpcOutcome),
     16,
-    (outcome) => outcome === 'UNAVAILABLE',
+    (outcome) => outcome === 'UNAVAILABLE' || outcome === NOT_SENT,
   );
   const health = createHealthChecker(addr);
   const run = await sigtermUnderLoad(service, load, async () => {
-    expect(await health.isServing(serviceName, 1000)).toBe(false);
-    expect(await health.isServing(LIVENESS_SERVICE, 1000)).toBe(true);
+    // Asked until the service noticed the signal (a busy machine delays it), within the drain.
+    await expect.poll(() => health.isServing(serviceName, 1000), { timeout: DRAIN_MS }).toBe(false);
+    expect(await health.isServing(LIVENESS_SERVICE, 2000)).toBe(true);
     expect((await fetch(metrics)).status).toBe(200);
   });
   health.close();
-  expectCleanDrain(run, (o) => o === 'UNAVAILABLE', service.output());
+  expectCleanDrain(run, (o) => o === 'UNAVAILABLE' || o === NOT_SENT, service.output(), (o) => o === NOT_SENT);
 }

@@ -57,7 +57,9 @@ export async function startStack(options: StackOptions): Promise<Stack> {
     try {
       return await startStackOnce(options);
     } catch (err) {
-      if (attempt >= 3 || testSetAPort || !/EADDRINUSE|is in use by another process/.test(String(err))) throw err;
+      // grpc-js reports a port taken as "No address added out of total 1 resolved" (its cause, the
+      // EADDRINUSE, may be cut from the logged message).
+      if (attempt >= 3 || testSetAPort || !/EADDRINUSE|is in use by another process|No address added out of total \d+ resolved/.test(String(err))) throw err;
     }
   }
 }

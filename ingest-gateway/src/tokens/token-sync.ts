@@ -4,7 +4,7 @@ import type { Metrics } from '../metrics.js';
 import type { TokenState } from './token-model.js';
 
 /** A token's use is reported to the registry at most this often (its last_used_at). */
-const USE_REPORT_INTERVAL_MS = 60_000;
+export const USE_REPORT_INTERVAL_MS = 60_000;
 
 /** The token state as the authenticator sees it. */
 export interface TokenSource {
