@@ -20,6 +20,7 @@ const malformed: [string, JsonObject, string, string][] = [
   ['a short admin token', { gateway: { auth: { adminToken: 'short-Sekr1t' } } }, '/gateway/auth/adminToken', 'Sekr1t'],
   ['an admin token with a space', { gateway: { auth: { adminToken: `adm1n-Sekr2t ${'x'.repeat(32)}` } } }, '/gateway/auth/adminToken', 'Sekr2t'],
   ['a bootstrap token with a space', { gateway: { auth: { token: 'tok Sekr3t' } } }, '/gateway/auth/token', 'Sekr3t'],
+  ['a short internal credential', { internalAuth: { token: 'short-Sekr8t' } }, '/internalAuth/token', 'Sekr8t'],
   ['a database URL of another scheme', { postgres: { url: 'mysql://app:Sekr4t@db/events' } }, '/postgres/url', 'Sekr4t'],
   ['a Redis URL of another scheme', { redis: { url: 'memcached://:Sekr5t@cache:11211' } }, '/redis/url', 'Sekr5t'],
   ['an S3 access key that is a number', { s3: { accessKey: 90417731 } }, '/s3/accessKey', '90417731'],
@@ -60,7 +61,7 @@ function refusal(run: () => unknown): string {
 describe('secret values in values.schema.json', () => {
   it('are the tokens, the connection strings and the S3 keys', () => {
     expect(secretProperties(chartSchema()).map(([path]) => path).sort()).toEqual(
-      ['gateway.auth.adminToken', 'gateway.auth.token', 'postgres.url', 'redis.url', 's3.accessKey', 's3.secretKey'].sort(),
+      ['gateway.auth.adminToken', 'gateway.auth.token', 'internalAuth.token', 'postgres.url', 'redis.url', 's3.accessKey', 's3.secretKey'].sort(),
     );
   });
 
