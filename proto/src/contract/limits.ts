@@ -13,7 +13,10 @@ export const LIMITS = Object.freeze({
   propertyKeyMaxLength: 255,
   /** Any property value except base64_image, whose size MAX_IMAGE_BYTES governs. */
   propertyValueMaxLength: 16_384,
-  /** Entries in images and in video_clips, as sent (the stored image URL comes on top). */
+  /**
+   * Entries in images and in video_clips of a stored event, over HTTP as over gRPC. A stored
+   * base64_image's URL is one of the images: beside one, a caller sends one URL fewer.
+   */
   urlsMaxCount: 64,
   urlMaxLength: 2048,
   /** Nesting depth of the JSON body; real payloads need 4. */
