@@ -50,6 +50,14 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
 export const REGISTRY_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
 
 /**
+ * Most a page of ListEvents holds, in bytes (estimated from the stored text, above the encoded
+ * size): a page stops before its events would pass it, shorter than asked, with a next_page_token.
+ * A page holds at least one event, and one accepted event is below REGISTRY_MAX_REQUEST_BYTES, so
+ * even the budget plus one more event stays under REGISTRY_MAX_MESSAGE_BYTES.
+ */
+export const LIST_PAGE_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
  * Most a reply adds to its request per event: id, times, outcome, framing and the object's rel
  * (percent-encoded, up to three times the object id's bytes). A test checks it against the worst case.
  */
