@@ -92,6 +92,14 @@ describe('no strict prefix of a valid image is accepted', () => {
 
   it('a large PNG', () => expectOnlyWholeAccepted(largePng(3000).bytes));
 
+  it('a WEBP above 64 KiB (RIFF and chunk sizes past 16 bits)', () => {
+    const chunk = riffChunk('VP8L', cat([0x2f, 0x09, 0x40, 0x01, 0x00], Buffer.alloc(70_001, 7)));
+    const body = cat('WEBP', chunk, riffChunk('EXIF', Buffer.alloc(65_537, 1)));
+    const webp = cat('RIFF', u32(body.length, true), body);
+    expect(outcome(webp)).toBe('accepted');
+    for (const cut of [webp.length - 1, webp.length - 65_546, 70_000, 20]) expect(outcome(webp.subarray(0, cut))).toBe('corrupt');
+  });
+
   it.each([
     ['PNG', pngArb],
     ['JPEG', jpegArb],
@@ -118,6 +126,9 @@ describe('an incomplete or broken structure is corrupt', () => {
     ['GIF without an image', cat(samples.gif.bytes.subarray(0, 13), [0x3b])],
     ['GIF with bytes after the trailer', cat(samples.gif.bytes, [0])],
     ['GIF with an unknown block', cat(samples.gif.bytes.subarray(0, -1), [0x00, 0x3b])],
+    ['GIF whose image descriptor has another introducer', cat(samples.gif.bytes.subarray(0, -1), [0x2b, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 1, 0, 0, 0x3b])],
+    ['JPEG with a stuffed FF 00 between segments', cat(samples.jpeg.bytes.subarray(0, -2), segment(0xc4, Buffer.alloc(0)), [0xff, 0x00, 0x00, 0x02], [0xff, 0xd9])],
+    ['JPEG ending in fill bytes', cat(samples.jpeg.bytes.subarray(0, -1), [0xff])],
     ['WEBP whose RIFF size is one short', withByte(samples.webp.bytes, 4, samples.webp.bytes[4]! - 1)],
     ['WEBP whose RIFF size is one long', withByte(samples.webp.bytes, 4, samples.webp.bytes[4]! + 1)],
     ['WEBP with bytes after the RIFF', cat(samples.webp.bytes, [0, 0])],
