@@ -1,6 +1,6 @@
 /** POST dynamic-events: the body's size limit, Content-Type and Content-Encoding. */
 import { request as httpRequest } from 'node:http';
-import { gzipSync } from 'node:zlib';
+import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, mutate, startGateway, validBody, type TestGateway } from './helpers.js';
 import { HTTP_TEST_OPTIONS, resetFakes } from './http-setup.js';
@@ -47,10 +47,52 @@ describe('POST dynamic-events', () => {
     const corrupt = await rawRequest('POST', path, headers('br'), Buffer.from('definitely not brotli'));
     expect(corrupt).toMatchObject({ status: 400, body: JSON.stringify({ error: 'body is not valid br data' }) });
     const unknown = await rawRequest('POST', path, headers('compress'), Buffer.from('{}'));
-    expect(unknown).toMatchObject({ status: 415, body: JSON.stringify({ error: 'Content-Encoding "compress" is not supported (use gzip, deflate, br or none)' }) });
+    expect(unknown).toMatchObject({ status: 415, body: JSON.stringify({ error: 'Content-Encoding "compress" is not supported (use one of gzip, deflate, br or none)' }) });
     expect(gw.registry.calls).toEqual(['recordEvent']);
   });
 
+});
+
+// Content codings are case-insensitive and Content-Encoding is a list (RFC 9110 §8.4, §8.4.1):
+// the fast path (exact path) and the Koa route (trailing slash) read the same codings alike.
+describe('POST dynamic-events Content-Encoding', () => {
+  const compressed: Record<string, (text: string) => Buffer> = { gzip: gzipSync, deflate: deflateSync, br: brotliCompressSync, identity: Buffer.from };
+  it.each([
+    ['GZIP', 'gzip'],
+    ['Gzip', 'gzip'],
+    [' gzip ', 'gzip'],
+    ['x-gzip', 'gzip'],
+    ['X-GZIP', 'gzip'],
+    ['Deflate', 'deflate'],
+    ['BR', 'br'],
+    ['IDENTITY', 'identity'],
+    ['gzip, identity', 'gzip'],
+    ['Identity,GZIP', 'gzip'],
+    ['gzip,', 'gzip'],
+  ])('reads a body with Content-Encoding "%s" on both paths', async (encoding, coding) => {
+    const body = compressed[coding]!(JSON.stringify(validBody()));
+    for (const path of [`${API}/dynamic-events`, `${API}/dynamic-events/`]) {
+      const answer = await rawRequest('POST', path, { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, body);
+      expect({ path, status: answer.status }).toEqual({ path, status: 200 });
+    }
+    expect(gw.registry.calls).toEqual(['recordEvent', 'recordEvent']);
+  });
+
+  it.each([
+    ['gzip, br', 'Content-Encoding "gzip, br" is not supported (use one of gzip, deflate, br or none)'],
+    ['GZIP, GZIP', 'Content-Encoding "GZIP, GZIP" is not supported (use one of gzip, deflate, br or none)'],
+    ['Compress', 'Content-Encoding "Compress" is not supported (use one of gzip, deflate, br or none)'],
+    ['zstd' + 'z'.repeat(200), 'Content-Encoding is not supported (use one of gzip, deflate, br or none)'],
+  ])('answers 415 for Content-Encoding "%s" on both paths', async (encoding, message) => {
+    for (const path of [`${API}/dynamic-events`, `${API}/dynamic-events/`]) {
+      const answer = await rawRequest('POST', path, { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, gzipSync('{}'));
+      expect({ path, status: answer.status, body: JSON.parse(answer.body) as unknown }).toEqual({ path, status: 415, body: { error: message } });
+    }
+    expect(gw.registry.calls).toEqual([]);
+  });
+});
+
+describe('POST dynamic-events Content-Type', () => {
   it('answers 415 when Content-Type is missing', async () => {
     const response = await rawRequest('POST', `${API}/dynamic-events`, {}, JSON.stringify(validBody()));
     expect(response.status).toBe(415);

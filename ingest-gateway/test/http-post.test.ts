@@ -92,6 +92,19 @@ describe('POST dynamic-events', () => {
   });
 });
 
+describe('POST dynamic-events image URLs', () => {
+  it('refuses 64 images beside a base64_image before storing anything: a stored event holds at most 64 image URLs', async () => {
+    const body = mutate((b) => {
+      b.event.event_data.images = Array.from({ length: 64 }, (_, i) => `https://example.test/${i}.jpg`);
+      b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64');
+    });
+    const response = await gw.post(body);
+    expect(response).toMatchObject({ status: 400, json: { error: 'event.event_data.images must have at most 63 items when base64_image is sent (its stored URL is the 64th)' } });
+    expect(gw.media.calls).toEqual([]);
+    expect(gw.registry.calls).toEqual([]);
+  });
+});
+
 describe('request ids', () => {
   it('keeps a sane X-Request-Id, passes it to the clients, and logs one line per request', async () => {
     const body = mutate((b) => (b.event.event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64')));

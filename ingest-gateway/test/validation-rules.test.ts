@@ -34,6 +34,10 @@ const RULES: Array<[string, unknown, string, string]> = [
   ['a blank event_type', mutate((b) => (b.event.event_type.event_type = ' ')), 'event.event_type.event_type', 'not-empty'],
   ['a long property key', mutate((b) => (b.event.event_data.event_additional_properties[long(256)] = 'v')), PROPS, 'key-max-length'],
   ['a long object_type', mutate((b) => (b.source.object_type = long(256))), 'source.object_type', 'max-length'],
+  ['64 images and a base64_image (its stored URL would be the 65th)', mutate((b) => {
+    b.event.event_data.images = Array.from({ length: 64 }, () => 'u');
+    b.event.event_data.event_additional_properties.base64_image = 'QUJD';
+  }), 'event.event_data.images', 'max-items'],
   ['65 video clips', mutate((b) => (b.event.event_data.video_clips = Array.from({ length: 65 }, () => 'u'))), 'event.event_data.video_clips', 'max-items'],
   ['257 properties', mutate((b) => (b.event.event_data.event_additional_properties = Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`k${i}`, 'v'])))), PROPS, 'max-properties'],
   ['an object_id starting with the domain', mutate((b) => (b.source.object_id = `${b.source.object_domain}.1`)), 'source.object_id', 'contains-domain'],
@@ -47,6 +51,23 @@ describe('EventValidator refusals', () => {
   it('names a video clip by its index, as the caller wrote it', () => {
     const body = mutate((b) => (b.event.event_data.video_clips = ['u', long(2049)]));
     expect(refusal(body)).toMatchObject({ field: 'event.event_data.video_clips[1]', message: 'event.event_data.video_clips[1] must be at most 2048 characters' });
+  });
+
+  it('counts a base64_image\'s stored URL among the 64 images: 63 sent beside it, 64 without', () => {
+    const urls = (n: number) => Array.from({ length: n }, (_, i) => `https://x.example/${i}.jpg`);
+    const withImage = (n: number) =>
+      mutate((b) => {
+        b.event.event_data.images = urls(n);
+        b.event.event_data.event_additional_properties.base64_image = 'QUJD';
+      });
+    expect(refusal(withImage(64))).toEqual({
+      code: 'INVALID_ARGUMENT',
+      field: 'event.event_data.images',
+      rule: 'max-items',
+      message: 'event.event_data.images must have at most 63 items when base64_image is sent (its stored URL is the 64th)',
+    });
+    expect(validator.validate(withImage(63)).input.images).toHaveLength(63);
+    expect(validator.validate(mutate((b) => (b.event.event_data.images = urls(64)))).input.images).toHaveLength(64);
   });
 
   it('calls a body that is not an object "body"', () => {

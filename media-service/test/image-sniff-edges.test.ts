@@ -22,8 +22,22 @@ const segment = (marker: number, payload: number[]): number[] => [0xff, marker, 
 const frame = (width: number, height: number): number[] => segment(0xc0, [8, height >> 8, height & 0xff, width >> 8, width & 0xff, 1, 1, 0x11, 0]);
 // Would read as 4660x22136 if taken for a frame header.
 const decoy = [8, 0x56, 0x78, 0x12, 0x34, 1, 1, 0x11, 0];
+/** A scan (SOS segment and entropy-coded data) and EOI: what completes a JPEG after its frame header. */
+const SCAN_AND_EOI = [...segment(0xda, [1, 1, 0, 0, 0x3f, 0]), 0x12, 0x34, 0xff, 0xd9];
 
-/** A PNG signature and a first chunk with a correct CRC. */
+/** A PNG chunk: length, type, data, CRC of type and data. */
+function pngChunk(type: string, data: Buffer): Buffer {
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write(type, 4, 'latin1');
+  chunk.set(data, 8);
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  return chunk;
+}
+/** What completes a PNG after its IHDR: image data and the end chunk. */
+const PNG_END = Buffer.concat([pngChunk('IDAT', Buffer.from([0x78, 0x9c, 0x03, 0, 0, 0, 0, 1])), pngChunk('IEND', Buffer.alloc(0))]);
+
+/** A PNG signature and a first chunk with a correct CRC, then IDAT and IEND. */
 function png(type: string, width: number, height: number, declaredLength = 13): Buffer {
   const body = Buffer.alloc(17);
   body.write(type, 0, 'latin1');
@@ -35,7 +49,7 @@ function png(type: string, width: number, height: number, declaredLength = 13): 
   length.writeUInt32BE(declaredLength);
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(crc32(body));
-  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), length, body, crc]);
+  return Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), length, body, crc, PNG_END]);
 }
 
 describe('PNG', () => {
@@ -68,11 +82,19 @@ describe('JPEG', () => {
     ['RST7', [0xff, 0xd7]],
     ['a reserved marker below C0 holding a decoy', segment(0xbf, decoy)],
   ])('walks past %s to the frame', (_name, before) => {
-    expect(sniffImage(bytes(SOI, before, frame(33, 17)))).toMatchObject({ width: 33, height: 17 });
+    expect(sniffImage(bytes(SOI, before, frame(33, 17), SCAN_AND_EOI))).toMatchObject({ width: 33, height: 17 });
   });
 
-  it('accepts a frame header of exactly 8 bytes that ends the file', () => {
-    expect(sniffImage(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1]))).toMatchObject({ width: 33, height: 17 });
+  it('accepts a frame header of exactly 8 bytes, and refuses it when it ends the file', () => {
+    expect(sniffImage(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1], SCAN_AND_EOI))).toMatchObject({ width: 33, height: 17 });
+    expect(rule(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1]))).toBe('corrupt');
+  });
+
+  it('ends a scan only at a marker: stuffed FF 00, restarts and fill bytes belong to it', () => {
+    const scan = [...segment(0xda, [1, 1, 0, 0, 0x3f, 0]), 0xff, 0x00, 0xff, 0xd3, 0x12, 0xff, 0xff, 0xd9];
+    expect(sniffImage(bytes(SOI, frame(33, 17), scan))).toMatchObject({ width: 33, height: 17 });
+    expect(rule(bytes(SOI, frame(33, 17), scan.slice(0, -1)))).toBe('corrupt');
+    expect(rule(bytes(SOI, frame(33, 17), [0xff, 0xd9]))).toBe('corrupt');
   });
 
   it.each([
@@ -89,16 +111,21 @@ describe('JPEG', () => {
 describe('GIF', () => {
   const screen = (width: number, height: number) => bytes('GIF89a', [width & 0xff, width >> 8, height & 0xff, height >> 8, 0, 0, 0]);
 
-  it('accepts a bare 13-byte header and refuses 12 bytes or a zero height', () => {
-    expect(sniffImage(screen(7, 9))).toMatchObject({ width: 7, height: 9, pixels: 63 });
+  const image = [0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 1, 0, 0];
+
+  it('accepts a 13-byte header with one image and the trailer; refuses the header alone, 12 bytes or a zero height', () => {
+    expect(sniffImage(bytes(screen(7, 9), image, [0x3b]))).toMatchObject({ width: 7, height: 9, pixels: 63 });
+    expect(rule(screen(7, 9))).toBe('corrupt');
+    expect(rule(bytes(screen(7, 9), [0x3b]))).toBe('corrupt');
     expect(rule(screen(7, 9).subarray(0, 12))).toBe('corrupt');
-    expect(rule(screen(7, 0))).toBe('corrupt');
+    expect(rule(bytes(screen(7, 0), image, [0x3b]))).toBe('corrupt');
   });
 
-  it('ignores a frame descriptor cut short, and counts one that ends exactly at the end', () => {
+  it('refuses a frame descriptor cut short, and counts a whole one', () => {
     const descriptor = [0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0];
-    expect(sniffImage(bytes(screen(1, 1), descriptor.slice(0, 9)))).toMatchObject({ pixels: 1 });
-    expect(sniffImage(bytes(screen(1, 1), descriptor))).toMatchObject({ pixels: 5000 });
+    expect(rule(bytes(screen(1, 1), descriptor.slice(0, 9)))).toBe('corrupt');
+    expect(rule(bytes(screen(1, 1), descriptor))).toBe('corrupt');
+    expect(sniffImage(bytes(screen(1, 1), descriptor, [2, 1, 0, 0, 0x3b]))).toMatchObject({ pixels: 5000 });
   });
 
   it('skips a frame\'s local colour table to reach the next frame', () => {
@@ -108,17 +135,24 @@ describe('GIF', () => {
     expect(sniffImage(bytes(screen(1, 1), first, second, [0x3b]))).toMatchObject({ pixels: 600 });
   });
 
-  it('stops at the trailer, whatever follows it', () => {
-    expect(sniffImage(bytes(screen(2, 2), [0x3b, 0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0]))).toMatchObject({ pixels: 4 });
+  it('refuses anything after the trailer', () => {
+    expect(sniffImage(bytes(screen(2, 2), image, [0x3b]))).toMatchObject({ pixels: 4 });
+    expect(rule(bytes(screen(2, 2), image, [0x3b, 0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0]))).toBe('corrupt');
   });
 
-  it('stops at sub-blocks running past the end', () => {
-    expect(sniffImage(bytes(screen(2, 2), [0x21, 0xf9, 0x10, 1, 2]))).toMatchObject({ pixels: 4 });
+  it('refuses sub-blocks running past the end', () => {
+    expect(rule(bytes(screen(2, 2), image, [0x21, 0xf9, 0x10, 1, 2]))).toBe('corrupt');
+    expect(rule(bytes(screen(2, 2), image, [0x21, 0xf9, 0x02, 1, 2, 0x3b]))).toBe('corrupt');
+    expect(sniffImage(bytes(screen(2, 2), image, [0x21, 0xf9, 0x02, 1, 2, 0, 0x3b]))).toMatchObject({ pixels: 4 });
   });
 });
 
 describe('WEBP', () => {
-  const riff = (chunk: string, data: number[]) => bytes('RIFF', [0, 0, 0, 0], 'WEBP', chunk, [data.length, 0, 0, 0], data);
+  /** A RIFF/WEBP holding one chunk (padded to an even size), its RIFF size exact. */
+  const riff = (chunk: string, data: number[]) => {
+    const padded = data.length % 2 === 1 ? [...data, 0] : data;
+    return bytes('RIFF', [12 + padded.length, 0, 0, 0], 'WEBP', chunk, [data.length, 0, 0, 0], padded);
+  };
 
   it('reads 24-bit VP8X canvas sizes', () => {
     const width = 0x012345 + 1;
@@ -131,9 +165,23 @@ describe('WEBP', () => {
     expect(sniffImage(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 10, 0, 6, 0]))).toMatchObject({ width: 10, height: 6 });
   });
 
-  it('refuses VP8L cut before its size bits, and VP8 cut inside its height', () => {
+  it('refuses VP8L cut before its size bits, and VP8 cut inside its height, even when the pad byte would complete it', () => {
     expect(rule(riff('VP8L', [0x2f, 0x09, 0x40, 0x01]))).toBe('corrupt');
     expect(rule(riff('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 10, 0, 6]))).toBe('corrupt');
+  });
+
+  it('reads a first chunk\'s header only within its declared size, not from the chunk after it', () => {
+    const next = [...Buffer.from('EXIF'), 8, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    const short = (chunk: string, data: number[]) => {
+      const body = bytes('WEBP', chunk, [data.length, 0, 0, 0], data, data.length % 2 === 1 ? [0] : [], next);
+      return bytes('RIFF', [body.length, 0, 0, 0], body);
+    };
+    expect(rule(short('VP8L', [0x2f, 0x09, 0x40, 0x01, 0x00]))).toBe('accepted');
+    expect(rule(short('VP8L', [0x2f, 0x09, 0x40, 0x01]))).toBe('corrupt');
+    expect(rule(short('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 10, 0, 6, 0]))).toBe('accepted');
+    expect(rule(short('VP8 ', [0, 0, 0, 0x9d, 0x01, 0x2a, 10, 0]))).toBe('corrupt');
+    expect(rule(short('VP8X', [0, 0, 0, 0, 8, 0, 0, 5, 0, 0]))).toBe('accepted');
+    expect(rule(short('VP8X', [0, 0, 0, 0, 8, 0, 0, 5]))).toBe('corrupt');
   });
 
   it('needs both RIFF and WEBP', () => {

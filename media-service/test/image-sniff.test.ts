@@ -31,6 +31,8 @@ const segment = (marker: number, payload: number[]): number[] => [0xff, marker, 
 const frame = (marker: number, width: number, height: number): number[] =>
   segment(marker, [8, height >> 8, height & 0xff, width >> 8, width & 0xff, 1, 1, 0x11, 0]);
 const SOI = [0xff, 0xd8];
+/** A scan (SOS segment and entropy-coded data) and EOI: what completes a JPEG after its frame header. */
+const SCAN_AND_EOI = [...segment(0xda, [1, 1, 0, 0, 0x3f, 0]), 0x12, 0xff, 0x00, 0x34, 0xff, 0xd9];
 // A payload that would read as 4660x22136 if it were mistaken for a frame header.
 const decoy = [8, 0x56, 0x78, 0x12, 0x34, 1, 1, 0x11, 0];
 
@@ -43,7 +45,18 @@ function pngWithHeader(width: number, height: number, fixCrc = true): Buffer {
   body[13] = 2;
   const crc = Buffer.alloc(4);
   crc.writeUInt32BE(fixCrc ? crc32(body) : (crc32(body) ^ 1) >>> 0);
-  return Buffer.concat([hostile.truncatedPng, Buffer.from([0, 0, 0, 13]), body, crc]);
+  const rest = fixCrc ? [...pngChunk('IDAT', [0x78, 0x9c, 0x03, 0, 0, 0, 0, 1]), ...pngChunk('IEND', [])] : [];
+  return Buffer.concat([hostile.truncatedPng, Buffer.from([0, 0, 0, 13]), body, crc, Buffer.from(rest)]);
+}
+
+/** A PNG chunk: length, type, data, CRC of type and data. */
+function pngChunk(type: string, data: number[]): number[] {
+  const chunk = Buffer.alloc(12 + data.length);
+  chunk.writeUInt32BE(data.length, 0);
+  chunk.write(type, 4, 'latin1');
+  chunk.set(data, 8);
+  chunk.writeUInt32BE(crc32(chunk.subarray(4, 8 + data.length)), 8 + data.length);
+  return [...chunk];
 }
 
 describe('sniffImage: supported formats', () => {
@@ -71,7 +84,7 @@ describe('sniffImage: supported formats', () => {
 
 describe('sniffImage: JPEG segment walk', () => {
   it.each([0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf])('SOF marker %s is a frame header', (marker) => {
-    expect(sniffImage(bytes(SOI, segment(0xe0, [1, 2, 3]), frame(marker, 640, 480)))).toMatchObject({ width: 640, height: 480 });
+    expect(sniffImage(bytes(SOI, segment(0xe0, [1, 2, 3]), frame(marker, 640, 480), SCAN_AND_EOI))).toMatchObject({ width: 640, height: 480 });
   });
 
   it.each([
@@ -79,11 +92,11 @@ describe('sniffImage: JPEG segment walk', () => {
     ['JPG', 0xc8],
     ['DAC', 0xcc],
   ])('skips %s (in the SOF range but not a frame header)', (_name, marker) => {
-    expect(sniffImage(bytes(SOI, segment(marker, decoy), frame(0xc0, 33, 17)))).toMatchObject({ width: 33, height: 17 });
+    expect(sniffImage(bytes(SOI, segment(marker, decoy), frame(0xc0, 33, 17), SCAN_AND_EOI))).toMatchObject({ width: 33, height: 17 });
   });
 
   it('skips fill bytes and markers without a length', () => {
-    const input = bytes(SOI, [0xff, 0xff, 0xff], segment(0xdb, [0, 1]), [0xff, 0xd0, 0xff, 0x01], frame(0xc2, 2, 1));
+    const input = bytes(SOI, [0xff, 0xff, 0xff], segment(0xdb, [0, 1]), [0xff, 0xd0, 0xff, 0x01], frame(0xc2, 2, 1), SCAN_AND_EOI);
     expect(sniffImage(input)).toMatchObject({ width: 2, height: 1 });
   });
 

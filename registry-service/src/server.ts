@@ -70,6 +70,8 @@ interface ServerDeps {
   eventRetentionSeconds?: number;
   /** WATCH_RETENTION in seconds (default one day). */
   watchRetentionSeconds?: number;
+  /** Estimated bytes a ListEvents page holds at most (default LIST_PAGE_MAX_BYTES); tests make it small. */
+  listPageMaxBytes?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -117,7 +119,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const definition = { ...registry.RegistryServiceService, watch: { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize } };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
-    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool), watch: watching.watch, logger }),
+    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: watching.watch, logger }),
   );
   // The settings module manages tokens and the gateways sync them on the registry's own port, with the internal credential.
   grpc.addService<registry.TokenServiceServer>(

@@ -49,6 +49,8 @@ export interface StartOptions {
   eventRetentionSeconds?: number;
   /** WATCH_RETENTION in seconds (default 7 days). */
   watchRetentionSeconds?: number;
+  /** Estimated bytes a ListEvents page holds at most (default LIST_PAGE_MAX_BYTES). */
+  listPageMaxBytes?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -72,6 +74,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     watchMaxStallMs: options.watchMaxStallMs,
     eventRetentionSeconds: options.eventRetentionSeconds,
     watchRetentionSeconds: options.watchRetentionSeconds,
+    listPageMaxBytes: options.listPageMaxBytes,
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();

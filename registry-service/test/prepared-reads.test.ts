@@ -31,10 +31,10 @@ describe.skipIf(!up)('prepared reads', () => {
     (await pool.query<{ name: string }>(`SELECT name FROM pg_prepared_statements WHERE name LIKE 'registry-%' ORDER BY name`)).rows.map((r) => r.name);
 
   it('names one statement per ListEvents shape, and reuses it', async () => {
-    await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10 });
-    await listEvents(pool, { deviceName: 'cam-2', newestFirst: true, limit: 20 });
-    await listEvents(pool, { domain: 'acme.camera', newestFirst: false, limit: 10 });
-    await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10, after: { createdUs: 1_795_000_000_000_000n, id: '01a21381-ed8f-7c30-a69c-06d9a5475dc5' } });
+    await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10, maxBytes: 1 << 24 });
+    await listEvents(pool, { deviceName: 'cam-2', newestFirst: true, limit: 20, maxBytes: 1 << 20 });
+    await listEvents(pool, { domain: 'acme.camera', newestFirst: false, limit: 10, maxBytes: 1 << 24 });
+    await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10, maxBytes: 1 << 24, after: { createdUs: 1_795_000_000_000_000n, id: '01a21381-ed8f-7c30-a69c-06d9a5475dc5' } });
     const names = (await prepared()).filter((n) => n.startsWith('registry-list-events-'));
     expect(names).toHaveLength(3);
   });

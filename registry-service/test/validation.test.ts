@@ -49,7 +49,8 @@ const INVALID: Array<[string, registry.NewEvent, string, string]> = [
   ['base64_image property', sampleEvent({ additionalProperties: [{ key: 'base64_image', value: 'AAAA' }] }), 'event.event_data.event_additional_properties', 'reserved'],
   ['NUL in property value', sampleEvent({ additionalProperties: [{ key: 'k', value: '\u0000' }] }), 'event.event_data.event_additional_properties.k', 'characters'],
   ['NUL in property key', sampleEvent({ additionalProperties: [{ key: 'a\u0000', value: 'v' }] }), 'event.event_data.event_additional_properties', 'characters'],
-  ['too many images', sampleEvent({ images: Array.from({ length: 66 }, (_, i) => `https://x/${i}`) }), 'event.event_data.images', 'max-items'],
+  // At most 64 image URLs in a stored event, over gRPC as over HTTP (where a stored base64_image's URL is one of them).
+  ['too many images', sampleEvent({ images: Array.from({ length: 65 }, (_, i) => `https://x/${i}`) }), 'event.event_data.images', 'max-items'],
   ['long image url', sampleEvent({ images: ['https://x/a', `https://x/${long(2048)}`] }), 'event.event_data.images[1]', 'max-length'],
   ['NFD device_name', sampleEvent({ source: { deviceName: 'came\u0301ra' } }), 'source.device_name', 'nfc'],
   ['NFD object_id', sampleEvent({ source: { objectId: 'came\u0301ra' } }), 'source.object_id', 'nfc'],
@@ -107,7 +108,7 @@ describe('validateEvent', () => {
       source: { deviceName: ` ${long(253)} `, objectType: '🚪'.repeat(255) },
       eventType: { displayDescription: long(LIMITS.descriptionMaxLength) },
       additionalProperties: props(LIMITS.propertiesMaxCount),
-      images: Array.from({ length: LIMITS.urlsMaxCount + 1 }, () => `https://x/${long(2000)}`),
+      images: Array.from({ length: LIMITS.urlsMaxCount }, () => `https://x/${long(2000)}`),
       videoClips: Array.from({ length: LIMITS.urlsMaxCount }, () => 'https://x/c.mp4'),
     });
     const valid = validateEvent(draftOf(event));

@@ -23,7 +23,9 @@ describe('README limits', () => {
     expect(limitOf('`event_additional_properties`')).toBe(
       `${n(LIMITS.propertiesMaxCount)} entries; keys ${n(LIMITS.propertyKeyMaxLength)} characters; values ${n(LIMITS.propertyValueMaxLength)} characters (except \`base64_image\`)`,
     );
-    expect(limitOf('`images`, `video_clips`')).toBe(`${n(LIMITS.urlsMaxCount)} URLs each, ${n(LIMITS.urlMaxLength)} characters per URL`);
+    expect(limitOf('`images`, `video_clips`')).toBe(
+      `${n(LIMITS.urlsMaxCount)} URLs each, ${n(LIMITS.urlMaxLength)} characters per URL; a stored \`base64_image\`'s URL is one of the ${n(LIMITS.urlsMaxCount)} \`images\` (so ${n(LIMITS.urlsMaxCount - 1)} sent beside it), over gRPC as over HTTP`,
+    );
     expect(limitOf('JSON nesting')).toBe(`${n(LIMITS.jsonMaxDepth)} levels`);
     expect(limitOf('`Idempotency-Key` header')).toBe(`${n(IDEMPOTENCY_KEY_MAX_LENGTH)} printable ASCII characters`);
   });

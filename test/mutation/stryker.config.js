@@ -26,7 +26,11 @@ export const MUTATION_MODULES = [
   },
   {
     source: 'media-service/src/domain/image-sniff.ts',
-    tests: ['media-service/test/image-sniff.test.ts', 'media-service/test/image-sniff-edges.test.ts'],
+    tests: ['media-service/test/image-sniff.test.ts', 'media-service/test/image-sniff-edges.test.ts', 'media-service/test/image-structure.test.ts'],
+  },
+  {
+    source: 'media-service/src/domain/image-structure.ts',
+    tests: ['media-service/test/image-structure.test.ts', 'media-service/test/image-sniff.test.ts', 'media-service/test/image-sniff-edges.test.ts'],
   },
   // The shared rules in proto: only tests importing proto's sources by path see the mutants (the
   // services' tests import @dynamic-events/proto, i.e. its build, which Stryker does not mutate).

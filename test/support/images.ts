@@ -126,8 +126,8 @@ export function largePng(minBytes: number): SampleImage {
 export const hostile = Object.freeze({
   /** An SVG document: an image to a browser, script to an attacker; not an accepted format. */
   svg: Buffer.from('<?xml version="1.0"?>\n<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><script>alert(1)</script><rect width="10" height="10"/></svg>\n'),
-  /** A valid PNG signature and IHDR (correct CRC) claiming 100000x100000 pixels: a decompression bomb. */
-  pngBomb: Buffer.concat([PNG_SIGNATURE, ihdr(100_000, 100_000), pngChunk('IEND', Buffer.alloc(0))]),
+  /** A well-formed PNG (correct CRCs, IDAT, IEND) whose IHDR claims 100000x100000 pixels: a decompression bomb. */
+  pngBomb: Buffer.concat([PNG_SIGNATURE, ihdr(100_000, 100_000), pngChunk('IDAT', deflateSync(Buffer.alloc(1024))), pngChunk('IEND', Buffer.alloc(0))]),
   /** The PNG signature and nothing else: no header to read dimensions from. */
   truncatedPng: Buffer.from(PNG_SIGNATURE),
   /** An HTML page. */

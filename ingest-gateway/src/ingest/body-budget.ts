@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '@dynamic-events/proto';
+import { parseContentCoding } from './content-coding.js';
 
 /** Bytes reserved for request bodies in flight, all requests together. */
 export interface BodyBudget {
@@ -27,8 +28,8 @@ export function createBodyBudget(options: { maxInflightBytes: number; maxBodyByt
     reserve(req) {
       const length = req.headers['content-length'] ?? '';
       const declared = Number(length);
-      const encoding = (req.headers['content-encoding'] ?? '').trim().toLowerCase();
-      const exact = Number.isSafeInteger(declared) && declared >= 0 && length !== '' && (encoding === '' || encoding === 'identity');
+      const identity = parseContentCoding(req.headers['content-encoding']) === 'identity';
+      const exact = Number.isSafeInteger(declared) && declared >= 0 && length !== '' && identity;
       const reserve = exact ? Math.min(declared, options.maxBodyBytes) : options.maxBodyBytes;
       if (inflight > 0 && inflight + reserve > options.maxInflightBytes) {
         throw new AppError('UNAVAILABLE', 'too many request bodies in flight; retry later', { rule: 'inflight-bodies', retryAfterSeconds: 1 });

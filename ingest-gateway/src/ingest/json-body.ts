@@ -3,6 +3,7 @@ import { AppError, checkUtf8, invalidArgument } from '@dynamic-events/proto';
 import { isClientFault } from '../http/client-faults.js';
 import { CUT_MIN_CHARS, cutImage, isCutAt } from './image-cut.js';
 import { readBodyBytes } from './body-bytes.js';
+import { contentCodingOf, type ContentCoding } from './content-coding.js';
 
 /** A request body read as JSON: the object, the bytes it was parsed from, and a lifted image. */
 export interface JsonBody {
@@ -32,11 +33,12 @@ interface JsonBodyOptions {
  */
 export async function readJsonBody(req: IncomingMessage, options: JsonBodyOptions): Promise<JsonBody> {
   assertJsonContentType(req.headers['content-type'] ?? '');
+  const coding = contentCodingOf(req.headers['content-encoding']);
   let bytes: Buffer;
   try {
-    bytes = await readBodyBytes(req, options.maxBodyBytes);
+    bytes = await readBodyBytes(req, options.maxBodyBytes, coding);
   } catch (err) {
-    throw bodyReadError(err, options.maxBodyBytes, (req.headers['content-encoding'] ?? '').trim().toLowerCase());
+    throw bodyReadError(err, options.maxBodyBytes, coding);
   }
   checkUtf8(bytes);
   const cut = bytes.length > CUT_MIN_CHARS ? cutImage(bytes, options.maxImageBytes) : undefined;
@@ -57,17 +59,10 @@ function parseJsonText(text: string, options: JsonBodyOptions): Record<string, u
  * Why the body could not be read, in the caller's terms. The limit applies to the decompressed
  * bytes, so a compression bomb is a 413 too. Anything unexpected stays an internal error.
  */
-function bodyReadError(err: unknown, maxBodyBytes: number, encoding: string): unknown {
+function bodyReadError(err: unknown, maxBodyBytes: number, coding: ContentCoding): unknown {
   const { status, type } = (err ?? {}) as { status?: unknown; type?: unknown };
   if (status === 413) {
     return new AppError('INVALID_ARGUMENT', `body exceeds ${maxBodyBytes} bytes`, { httpStatus: 413, field: 'body', rule: 'max-body-bytes' });
-  }
-  if (status === 415) {
-    return new AppError('INVALID_ARGUMENT', `Content-Encoding "${encoding}" is not supported (use gzip, deflate, br or none)`, {
-      httpStatus: 415,
-      field: 'Content-Encoding',
-      rule: 'content-encoding',
-    });
   }
   // A client gone mid-body (499) or broken chunked framing (answered 400 by the clientError handler):
   // its request line is the only log of it.
@@ -77,8 +72,8 @@ function bodyReadError(err: unknown, maxBodyBytes: number, encoding: string): un
     return invalidArgument('body', 'unreadable', message);
   }
   // Errors without a status while decompressing come from zlib: the caller sent corrupt data.
-  if (status === undefined && encoding !== '' && encoding !== 'identity' && err instanceof Error) {
-    return invalidArgument('body', 'content-encoding', `body is not valid ${encoding} data`);
+  if (status === undefined && coding !== 'identity' && err instanceof Error) {
+    return invalidArgument('body', 'content-encoding', `body is not valid ${coding} data`);
   }
   return err;
 }

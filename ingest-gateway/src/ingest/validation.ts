@@ -1,5 +1,5 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import { AppError, BASE64_IMAGE_KEY, checkEventCharacters, checkObjectIdOutsideDomain, invalidArgument, isBlank, ruleError } from '@dynamic-events/proto';
+import { AppError, BASE64_IMAGE_KEY, checkEventCharacters, checkObjectIdOutsideDomain, invalidArgument, isBlank, LIMITS, ruleError } from '@dynamic-events/proto';
 import type { EventInput } from '../model.js';
 import { DYNAMIC_EVENT_SCHEMA as schema } from './event-schema.js';
 
@@ -85,9 +85,23 @@ export function createEventValidator(): EventValidator {
       // The registry's own rule (NUL, lone surrogates), checked here too so no image is stored
       // for a request the registry would refuse. base64_image is ASCII by its own rule.
       checkEventCharacters(input);
-      return { input, base64Image: Object.hasOwn(sent, BASE64_IMAGE_KEY) ? sent[BASE64_IMAGE_KEY] : undefined };
+      const base64Image = Object.hasOwn(sent, BASE64_IMAGE_KEY) ? sent[BASE64_IMAGE_KEY] : undefined;
+      if (base64Image !== undefined) checkRoomForImageUrl(input.images);
+      return { input, base64Image };
     },
   };
+}
+
+/**
+ * The stored image's URL is appended to the images, and a stored event holds at most
+ * LIMITS.urlsMaxCount of them (the registry's rule): checked before the image is stored.
+ */
+function checkRoomForImageUrl(images: string[]): void {
+  const sendable = LIMITS.urlsMaxCount - 1;
+  if (images.length > sendable) {
+    const field = 'event.event_data.images';
+    throw invalidArgument(field, 'max-items', `${field} must have at most ${sendable} items when base64_image is sent (its stored URL is the ${LIMITS.urlsMaxCount}th)`);
+  }
 }
 
 const URL_LISTS = new Set(['images', 'video_clips']);

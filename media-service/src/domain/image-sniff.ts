@@ -1,10 +1,12 @@
 /**
- * Identifies an image by its magic bytes (never by a name or a claimed type) and reads its
- * dimensions from the header only, so no pixel data is ever decoded. Pure: no I/O, no config.
- * Every refusal is an INVALID_ARGUMENT AppError on field "data"; no other exception escapes.
+ * Identifies an image by its magic bytes (never by a name or a claimed type), reads its
+ * dimensions from the header, and accepts it only when its structure is complete to the last byte
+ * (image-structure.ts), so no pixel data is ever decoded and no file cut short is stored. Pure: no
+ * I/O, no config. Every refusal is an INVALID_ARGUMENT AppError on field "data"; no other exception escapes.
  */
 import { crc32 } from 'node:zlib';
 import { imageRuleError, type AppError } from '@dynamic-events/proto';
+import { gifExtent, isCompleteJpeg, isCompletePng, isCompleteWebp } from './image-structure.js';
 
 /** The four accepted formats. */
 type ImageFormat = 'jpeg' | 'png' | 'gif' | 'webp';
@@ -43,6 +45,12 @@ function corrupt(format: ImageFormat): AppError {
   return imageRuleError.corrupt(FORMATS[format].name);
 }
 
+/** `info` when the file's structure is complete, else the refusal saying so. */
+function complete(info: ImageInfo, isComplete: (b: Uint8Array) => boolean, b: Uint8Array): ImageInfo {
+  if (!isComplete(b)) throw imageRuleError.incomplete(FORMATS[info.format].name);
+  return info;
+}
+
 const u16be = (b: Uint8Array, at: number): number => ((b[at] ?? 0) << 8) | (b[at + 1] ?? 0);
 const u16le = (b: Uint8Array, at: number): number => (b[at] ?? 0) | ((b[at + 1] ?? 0) << 8);
 const u24le = (b: Uint8Array, at: number): number => u16le(b, at) + (b[at + 2] ?? 0) * 0x10000;
@@ -63,10 +71,10 @@ function result(format: ImageFormat, width: number, height: number, pixels = wid
 
 /** The format and dimensions of `bytes`; throws INVALID_ARGUMENT (rule "format" or "corrupt"). */
 export function sniffImage(bytes: Uint8Array): ImageInfo {
-  if (startsWith(bytes, 0, [0xff, 0xd8, 0xff])) return sniffJpeg(bytes);
-  if (startsWith(bytes, 0, PNG_SIGNATURE)) return sniffPng(bytes);
+  if (startsWith(bytes, 0, [0xff, 0xd8, 0xff])) return complete(sniffJpeg(bytes), isCompleteJpeg, bytes);
+  if (startsWith(bytes, 0, PNG_SIGNATURE)) return complete(sniffPng(bytes), isCompletePng, bytes);
   if (startsWith(bytes, 0, 'GIF87a') || startsWith(bytes, 0, 'GIF89a')) return sniffGif(bytes);
-  if (startsWith(bytes, 0, 'RIFF') && startsWith(bytes, 8, 'WEBP')) return sniffWebp(bytes);
+  if (startsWith(bytes, 0, 'RIFF') && startsWith(bytes, 8, 'WEBP')) return complete(sniffWebp(bytes), isCompleteWebp, bytes);
   throw unsupported();
 }
 
@@ -104,52 +112,33 @@ function sniffJpeg(b: Uint8Array): ImageInfo {
 }
 
 /**
- * Reads the logical screen, then walks the blocks to find frames reaching beyond it. The walk
- * stops quietly at data it does not understand: the screen size alone is then what counts.
+ * Reads the logical screen, then walks the blocks (image-structure.ts) to the trailer: frames may
+ * reach beyond the screen, and the largest extent is what a decoder may allocate.
  */
 function sniffGif(b: Uint8Array): ImageInfo {
   if (b.length < 13) throw corrupt('gif');
   const width = u16le(b, 6);
   const height = u16le(b, 8);
   if (width === 0 || height === 0) throw corrupt('gif');
-  let extentWidth = width;
-  let extentHeight = height;
-  const colourTable = (flags: number): number => (flags & 0x80 ? 3 * (1 << ((flags & 0x07) + 1)) : 0);
-  const skipSubBlocks = (from: number): number => {
-    let at = from;
-    while (at < b.length) {
-      const size = b[at] ?? 0;
-      at += 1 + size;
-      if (size === 0) break;
-    }
-    return at;
-  };
-  let pos = 13 + colourTable(b[10] ?? 0);
-  while (pos < b.length) {
-    const block = b[pos];
-    if (block === 0x21) {
-      pos = skipSubBlocks(pos + 2); // introducer, label, then data sub-blocks
-    } else if (block === 0x2c && pos + 10 <= b.length) {
-      extentWidth = Math.max(extentWidth, u16le(b, pos + 1) + u16le(b, pos + 5));
-      extentHeight = Math.max(extentHeight, u16le(b, pos + 3) + u16le(b, pos + 7));
-      pos = skipSubBlocks(pos + 10 + colourTable(b[pos + 9] ?? 0) + 1); // + LZW minimum code size
-    } else {
-      break; // trailer (0x3B) or unknown data
-    }
-  }
-  return result('gif', width, height, extentWidth * extentHeight);
+  const extent = gifExtent(b);
+  if (extent === undefined) throw imageRuleError.incomplete(FORMATS.gif.name);
+  return result('gif', width, height, Math.max(width, extent.width) * Math.max(height, extent.height));
 }
 
-/** RIFF/WEBP with a VP8 (lossy), VP8L (lossless) or VP8X (extended) first chunk. */
+/**
+ * RIFF/WEBP with a VP8 (lossy), VP8L (lossless) or VP8X (extended) first chunk, whose header is
+ * read only within the chunk's declared size (a pad byte or the next chunk is not part of it).
+ */
 function sniffWebp(b: Uint8Array): ImageInfo {
   const data = 20; // RIFF header (12) + chunk fourcc (4) + chunk size (4)
+  const holds = (bytes: number): boolean => b.length >= data + bytes && u32le(b, 16) >= bytes;
   if (startsWith(b, 12, 'VP8X')) {
-    if (b.length < data + 10) throw corrupt('webp');
+    if (!holds(10)) throw corrupt('webp');
     // flags(1) reserved(3) canvas width-1 (24 bits) canvas height-1 (24 bits)
     return result('webp', u24le(b, data + 4) + 1, u24le(b, data + 7) + 1);
   }
   if (startsWith(b, 12, 'VP8L')) {
-    if (b.length < data + 5 || b[data] !== 0x2f) throw corrupt('webp');
+    if (!holds(5) || b[data] !== 0x2f) throw corrupt('webp');
     // 14 bits width-1, 14 bits height-1, 1 bit alpha, 3 bits version (must be 0)
     const bits = u32le(b, data + 1);
     if (bits >>> 29 !== 0) throw corrupt('webp');
@@ -157,7 +146,7 @@ function sniffWebp(b: Uint8Array): ImageInfo {
   }
   if (startsWith(b, 12, 'VP8 ')) {
     // frame tag (3 bytes, bit 0 clear on a key frame), start code 9d 01 2a, then 14-bit sizes
-    if (b.length < data + 10 || ((b[data] ?? 1) & 1) !== 0 || !startsWith(b, data + 3, [0x9d, 0x01, 0x2a])) throw corrupt('webp');
+    if (!holds(10) || ((b[data] ?? 1) & 1) !== 0 || !startsWith(b, data + 3, [0x9d, 0x01, 0x2a])) throw corrupt('webp');
     return result('webp', u16le(b, data + 6) & 0x3fff, u16le(b, data + 8) & 0x3fff);
   }
   throw unsupported();

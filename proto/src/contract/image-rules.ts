@@ -18,6 +18,9 @@ export const imageRuleError = {
   unsupported: (): AppError => invalidArgument('data', 'format', UNSUPPORTED_IMAGE_MESSAGE),
   /** `formatName`: JPEG, PNG, GIF or WEBP. */
   corrupt: (formatName: string): AppError => invalidArgument('data', 'corrupt', `corrupt ${formatName} image: its width and height cannot be read`),
+  /** The header reads, but the file's blocks do not run complete to its end (cut short, a broken chunk, bytes after its end). */
+  incomplete: (formatName: string): AppError =>
+    invalidArgument('data', 'corrupt', `corrupt ${formatName} image: its structure is incomplete (cut short, a broken block, or bytes after its end)`),
   tooManyPixels: (width: number, height: number, maxPixels: number): AppError =>
     invalidArgument('data', 'pixels', `image has too many pixels: ${width}x${height} is above the limit of ${maxPixels}`),
 } satisfies Record<string, (...args: never[]) => AppError>;

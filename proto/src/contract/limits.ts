@@ -13,7 +13,10 @@ export const LIMITS = Object.freeze({
   propertyKeyMaxLength: 255,
   /** Any property value except base64_image, whose size MAX_IMAGE_BYTES governs. */
   propertyValueMaxLength: 16_384,
-  /** Entries in images and in video_clips, as sent (the stored image URL comes on top). */
+  /**
+   * Entries in images and in video_clips of a stored event, over HTTP as over gRPC. A stored
+   * base64_image's URL is one of the images: beside one, a caller sends one URL fewer.
+   */
   urlsMaxCount: 64,
   urlMaxLength: 2048,
   /** Nesting depth of the JSON body; real payloads need 4. */
@@ -45,6 +48,14 @@ export const DEFAULT_MAX_MESSAGE_BYTES = 4 * 1024 * 1024;
  * wire (256 properties of 16,384 four-byte characters), far above grpc-js's 4 MiB default.
  */
 export const REGISTRY_MAX_MESSAGE_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Most a page of ListEvents holds, in bytes (estimated from the stored text, above the encoded
+ * size): a page stops before its events would pass it, shorter than asked, with a next_page_token.
+ * A page holds at least one event, and one accepted event is below REGISTRY_MAX_REQUEST_BYTES, so
+ * even the budget plus one more event stays under REGISTRY_MAX_MESSAGE_BYTES.
+ */
+export const LIST_PAGE_MAX_BYTES = 16 * 1024 * 1024;
 
 /**
  * Most a reply adds to its request per event: id, times, outcome, framing and the object's rel

@@ -34,8 +34,9 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   required(f('event.event_type.display_description'), eventType.displayDescription, LIMITS.descriptionMaxLength);
 
   checkProperties(prefix, draft.properties);
-  // The gateway appends the stored base64_image URL to the caller's images, hence one more.
-  checkUrls(f('event.event_data.images'), draft.images, LIMITS.urlsMaxCount + 1);
+  // A stored event holds at most urlsMaxCount image URLs, whoever sends them: the gateway counts a
+  // stored base64_image's URL among them before it stores the image.
+  checkUrls(f('event.event_data.images'), draft.images, LIMITS.urlsMaxCount);
   checkUrls(f('event.event_data.video_clips'), draft.videoClips, LIMITS.urlsMaxCount);
   checkObjectIdOutsideDomain(f('source.object_id'), source.objectId, source.objectDomain);
   if (draft.idempotency !== undefined) checkIdempotency(draft.idempotency);

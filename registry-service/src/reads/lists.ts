@@ -1,4 +1,4 @@
-import { invalidArgument, isStorableMicros } from '@dynamic-events/proto';
+import { invalidArgument, isStorableMicros, LIST_PAGE_MAX_BYTES } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { listDevices, listEventTypes, listObjects } from '../db/queries/list-entities.js';
 import { listEvents } from '../db/queries/list-events.js';
@@ -40,8 +40,15 @@ async function paged<T>(size: number, read: (limit: number) => Promise<T[]>, pos
   return { items, nextPageToken: rows.length > size && last !== undefined ? encode(positionOf(last)) : undefined };
 }
 
+/** Settings of the lists. */
+interface ListerOptions {
+  /** Estimated bytes a page of events holds at most (default LIST_PAGE_MAX_BYTES). */
+  pageMaxBytes?: number;
+}
+
 /** The list RPCs: checks paging and filters (INVALID_ARGUMENT naming the field), then reads a page. */
-export function createLister(pool: pg.Pool): Lister {
+export function createLister(pool: pg.Pool, options: ListerOptions = {}): Lister {
+  const pageMaxBytes = options.pageMaxBytes ?? LIST_PAGE_MAX_BYTES;
   return {
     async listEvents(request) {
       const size = pageSizeOf(request.pageSize);
@@ -57,13 +64,11 @@ export function createLister(pool: pg.Pool): Lister {
         if (!MICROS.test(createdUs) || !isStorableMicros(BigInt(createdUs)) || !isUuid(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
         after = { createdUs: BigInt(createdUs), id };
       }
-      const page = await paged(
-        size,
-        (limit) => listEvents(pool, { ...filter, objectRef: filter.object, after, newestFirst: request.newestFirst, limit }),
-        (last) => [last.createdUs.toString(), last.id],
-        codec.encode,
-      );
-      return { items: page.items.map(toEventRecord), nextPageToken: page.nextPageToken };
+      // Cut by count and by bytes (a shorter page when its events are large): never above what may be sent.
+      const page = await listEvents(pool, { ...filter, objectRef: filter.object, after, newestFirst: request.newestFirst, limit: size, maxBytes: pageMaxBytes });
+      const last = page.events[page.events.length - 1];
+      const nextPageToken = page.more && last !== undefined ? codec.encode([last.createdUs.toString(), last.id]) : undefined;
+      return { items: page.events.map(toEventRecord), nextPageToken };
     },
     async listDevices(request) {
       const size = pageSizeOf(request.pageSize);

@@ -23,15 +23,40 @@ interface EventListQuery {
   tokenId?: string;
   after?: EventPosition;
   newestFirst: boolean;
+  /** Events in a page at most. */
   limit: number;
+  /** Estimated bytes a page holds at most (eventBytesSql); its first event is answered whatever its size. */
+  maxBytes: number;
 }
+
+/** A page of events, and whether more follow it (rows past the count or the bytes). */
+interface EventPage {
+  events: StoredEvent[];
+  more: boolean;
+}
+
+/**
+ * Bytes an events row of `r` (EVENT_COLUMNS) costs in a reply, estimated from above: the payload's
+ * JSON text (quotes and separators outweigh protobuf's framing of the same strings), the names, the
+ * rel (the object id percent-encoded, at most three times its bytes) and a fixed allowance for ids,
+ * times and framing. Computed by PostgreSQL on text it builds anyway.
+ */
+const EVENT_BYTES = `octet_length(r.payload) + 4 * octet_length(r.object_ref) + octet_length(r.device_name)
+  + octet_length(r.domain) + octet_length(r.event_type) + 1024`;
+
+/** An EventRow whose payload is null when the row is past the page (it only says that more follow). */
+type PageRow = Omit<EventRow, 'payload'> & { payload: string | null };
 
 /**
  * Events in (created_at, id) order, a strict total order (ids are unique; a group commit's events
  * share created_at). Keyset, no OFFSET: the bound on created_at alone is written out so the planner
  * can start the scan of a (…, created_at) index at the position, then settle ties on id.
+ *
+ * A page ends at `limit` events or before its estimated bytes would pass `maxBytes`, whichever
+ * comes first. The running sum is taken in the statement, so a row past the page never travels with
+ * its payload: only the first such row comes back (payload null), saying that more follow.
  */
-export async function listEvents(db: Queryable, q: EventListQuery): Promise<StoredEvent[]> {
+export async function listEvents(db: Queryable, q: EventListQuery): Promise<EventPage> {
   const values: unknown[] = [];
   const param = (value: unknown): string => {
     values.push(value);
@@ -52,11 +77,25 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Stor
     where.push(`created_at ${loose} ${at}::timestamptz AND (created_at ${strict} ${at}::timestamptz OR id ${strict} ${id}::uuid)`);
   }
   const direction = q.newestFirst ? 'DESC' : 'ASC';
-  const text = `SELECT ${EVENT_COLUMNS} FROM events e
-     ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-     ORDER BY created_at ${direction}, id ${direction}
-     LIMIT ${param(q.limit)}`;
+  const [limit, maxBytes] = [param(q.limit), param(q.maxBytes)];
+  // n: the row's place in the page; running: the estimated bytes of the page up to and with it.
+  // Rows whose predecessors already filled the page are dropped, except the second (the first always fits).
+  const text = `SELECT id, object_ref, device_name, domain, event_type, token_id, created_us, updated_us,
+       CASE WHEN n <= ${limit} AND (n = 1 OR running <= ${maxBytes}) THEN payload END AS payload
+     FROM (SELECT r.*, ${EVENT_BYTES} AS bytes, sum(${EVENT_BYTES}) OVER (ORDER BY r.n) AS running
+       FROM (SELECT ${EVENT_COLUMNS}, row_number() OVER (ORDER BY created_at ${direction}, id ${direction}) AS n
+         FROM events e
+         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
+         ORDER BY created_at ${direction}, id ${direction}
+         LIMIT ${limit} + 1) r) p
+     WHERE p.running - p.bytes <= ${maxBytes} OR p.n <= 2
+     ORDER BY p.n`;
   // One prepared statement per shape (the filters present, the order, a position): planned once per connection.
-  const rows = await query<EventRow>(db, text, values, statementName('registry-list-events', text));
-  return rows.map(toStoredEvent);
+  const rows = await query<PageRow>(db, text, values, statementName('registry-list-events', text));
+  const events: StoredEvent[] = [];
+  for (const row of rows) {
+    if (row.payload === null) break;
+    events.push(toStoredEvent({ ...row, payload: row.payload }));
+  }
+  return { events, more: rows.length > events.length };
 }
