@@ -6,7 +6,7 @@
  */
 import { execFile } from 'node:child_process';
 import { existsSync, readFileSync, statSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -89,10 +89,14 @@ describe.skipIf(!up)('a second stack beside the first', () => {
 
   it('keeps an explicitly set port strict: taken, the stack fails to start, naming it', async () => {
     const taken = tempDir('e2e-second-stack-strict');
+    // A port this test holds itself: a default port held by another test run may be let go meanwhile.
+    const holder = (await occupy(0))!;
+    const port = (holder.address() as AddressInfo).port;
     try {
-      const starting = startStack({ dataDir: taken.path, env: { DATABASE_URL: db.url, MEDIA_METRICS_PORT: '9466' }, defaultInternalPorts: true });
-      await expect(starting).rejects.toThrow(/MEDIA_METRICS_PORT: port 9466 on 127\.0\.0\.1 is in use by another process/);
+      const starting = startStack({ dataDir: taken.path, env: { DATABASE_URL: db.url, MEDIA_METRICS_PORT: String(port) }, defaultInternalPorts: true });
+      await expect(starting).rejects.toThrow(new RegExp(`MEDIA_METRICS_PORT: port ${port} on 127\\.0\\.0\\.1 is in use by another process`));
     } finally {
+      holder.close();
       taken.remove();
     }
   });
