@@ -5,12 +5,19 @@ import { describe, expect, it } from 'vitest';
 import { sniffImage } from '../src/domain/image-sniff.js';
 import { samples, variants } from '../../test/support/images.js';
 
+/**
+ * 'accepted', or the refusal's rule; a corrupt file is 'corrupt' when its header cannot be read and
+ * 'incomplete' when the header reads but its structure does not run to the end (the two messages).
+ */
 function rule(input: Uint8Array): unknown {
   try {
     sniffImage(input);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
-    return err.details.rule;
+    if (err.details.rule !== 'corrupt') return err.details.rule;
+    if (err.message.endsWith('its width and height cannot be read')) return 'corrupt';
+    if (err.message.endsWith('its structure is incomplete (cut short, a broken block, or bytes after its end)')) return 'incomplete';
+    return err.message;
   }
   return 'accepted';
 }
@@ -87,14 +94,14 @@ describe('JPEG', () => {
 
   it('accepts a frame header of exactly 8 bytes, and refuses it when it ends the file', () => {
     expect(sniffImage(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1], SCAN_AND_EOI))).toMatchObject({ width: 33, height: 17 });
-    expect(rule(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1]))).toBe('corrupt');
+    expect(rule(bytes(SOI, [0xff, 0xc0, 0x00, 0x08, 8, 0, 17, 0, 33, 1]))).toBe('incomplete');
   });
 
   it('ends a scan only at a marker: stuffed FF 00, restarts and fill bytes belong to it', () => {
     const scan = [...segment(0xda, [1, 1, 0, 0, 0x3f, 0]), 0xff, 0x00, 0xff, 0xd3, 0x12, 0xff, 0xff, 0xd9];
     expect(sniffImage(bytes(SOI, frame(33, 17), scan))).toMatchObject({ width: 33, height: 17 });
-    expect(rule(bytes(SOI, frame(33, 17), scan.slice(0, -1)))).toBe('corrupt');
-    expect(rule(bytes(SOI, frame(33, 17), [0xff, 0xd9]))).toBe('corrupt');
+    expect(rule(bytes(SOI, frame(33, 17), scan.slice(0, -1)))).toBe('incomplete');
+    expect(rule(bytes(SOI, frame(33, 17), [0xff, 0xd9]))).toBe('incomplete');
   });
 
   it.each([
@@ -115,16 +122,16 @@ describe('GIF', () => {
 
   it('accepts a 13-byte header with one image and the trailer; refuses the header alone, 12 bytes or a zero height', () => {
     expect(sniffImage(bytes(screen(7, 9), image, [0x3b]))).toMatchObject({ width: 7, height: 9, pixels: 63 });
-    expect(rule(screen(7, 9))).toBe('corrupt');
-    expect(rule(bytes(screen(7, 9), [0x3b]))).toBe('corrupt');
+    expect(rule(screen(7, 9))).toBe('incomplete');
+    expect(rule(bytes(screen(7, 9), [0x3b]))).toBe('incomplete');
     expect(rule(screen(7, 9).subarray(0, 12))).toBe('corrupt');
     expect(rule(bytes(screen(7, 0), image, [0x3b]))).toBe('corrupt');
   });
 
   it('refuses a frame descriptor cut short, and counts a whole one', () => {
     const descriptor = [0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0];
-    expect(rule(bytes(screen(1, 1), descriptor.slice(0, 9)))).toBe('corrupt');
-    expect(rule(bytes(screen(1, 1), descriptor))).toBe('corrupt');
+    expect(rule(bytes(screen(1, 1), descriptor.slice(0, 9)))).toBe('incomplete');
+    expect(rule(bytes(screen(1, 1), descriptor))).toBe('incomplete');
     expect(sniffImage(bytes(screen(1, 1), descriptor, [2, 1, 0, 0, 0x3b]))).toMatchObject({ pixels: 5000 });
   });
 
@@ -137,12 +144,12 @@ describe('GIF', () => {
 
   it('refuses anything after the trailer', () => {
     expect(sniffImage(bytes(screen(2, 2), image, [0x3b]))).toMatchObject({ pixels: 4 });
-    expect(rule(bytes(screen(2, 2), image, [0x3b, 0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0]))).toBe('corrupt');
+    expect(rule(bytes(screen(2, 2), image, [0x3b, 0x2c, 0, 0, 0, 0, 100, 0, 50, 0, 0]))).toBe('incomplete');
   });
 
   it('refuses sub-blocks running past the end', () => {
-    expect(rule(bytes(screen(2, 2), image, [0x21, 0xf9, 0x10, 1, 2]))).toBe('corrupt');
-    expect(rule(bytes(screen(2, 2), image, [0x21, 0xf9, 0x02, 1, 2, 0x3b]))).toBe('corrupt');
+    expect(rule(bytes(screen(2, 2), image, [0x21, 0xf9, 0x10, 1, 2]))).toBe('incomplete');
+    expect(rule(bytes(screen(2, 2), image, [0x21, 0xf9, 0x02, 1, 2, 0x3b]))).toBe('incomplete');
     expect(sniffImage(bytes(screen(2, 2), image, [0x21, 0xf9, 0x02, 1, 2, 0, 0x3b]))).toMatchObject({ pixels: 4 });
   });
 });
