@@ -33,7 +33,7 @@ export function deviceVisible(scope: ReadScope | undefined, createdByTokenId: st
 
 /**
  * An out-of-scope single read answers as an unknown one: 404 with the registry's own message
- * (reads.ts in the registry), so a token cannot tell "hidden" from "absent".
+ * (reads.ts in the registry), so a token cannot tell a hidden record from an absent one.
  */
 export function hidden(what: string): AppError {
   return new AppError('NOT_FOUND', `${what} not found`);
