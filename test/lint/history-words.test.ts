@@ -12,6 +12,9 @@ const SCRIPT = fileURLToPath(new URL('./history-words.js', import.meta.url));
 const dir = mkdtempSync(join(tmpdir(), 'history-words-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
+/** A fixture's text as the lint reads it: the '~' that keeps this file clean taken out. */
+const fixture = (text: string): string => text.replaceAll('~', '');
+
 /** Exit code and stdout of the script on one file holding `text`. */
 async function lint(text: string): Promise<{ code: number; stdout: string }> {
   const file = join(dir, 'sample.md');
@@ -23,25 +26,26 @@ async function lint(text: string): Promise<{ code: number; stdout: string }> {
 }
 
 describe('history-words lint', () => {
-  // Each line below is what the lint exists to refuse; the markers keep this file itself clean.
+  // Each line below is what the lint exists to refuse, with a '~' inside its trigger word so this
+  // file itself holds no such wording; fixture() takes the '~' out before the lint reads it.
   it.each([
-    ['In the sixteenth session the first watched round was the lowest.', 'numbered-session'], // history-words: allow fixture
-    ['Figures from the last session, rerun.', 'session-in-time'], // history-words: allow fixture
-    ['the session\'s figures hold on the quiet machine', 'session-possessive'], // history-words: allow fixture
-    ['(Until this change the call was all-or-none.)', 'change-narrative'], // history-words: allow fixture
-    ['the earlier design\'s counter row cut throughput by a fifth', 'replaced-design'], // history-words: allow fixture
-    ['Against main before the split, buf breaking reports nothing.', 'replaced-design'], // history-words: allow fixture
-    ['logs used to show a warning on every first image', 'used-to'], // history-words: allow fixture
-    ['media no longer knows the gateway\'s routes', 'no-longer'], // history-words: allow fixture
-    ['GET lists events since issue 8.', 'issue-number'], // history-words: allow fixture
-    ['the service alone (2026-11-23, 16 calls in flight)', 'date'], // history-words: allow fixture
-    ['the goal, missed in 75779e2, holds again', 'change-narrative'], // history-words: allow fixture
-    ['the fast path since 75779e2 skips Koa', 'commit-hash'], // history-words: allow fixture
-    ['a timeout of 2 s (was 5 s)', 'was-aside'], // history-words: allow fixture
-    ['**Changed: the feed keeps chunks** (75779e2). A feed kept each frame.', 'commit-hash'], // history-words: allow fixture
-    ['### Measured on 2026-11-23: A/B on a noisy machine', 'date'], // history-words: allow fixture
+    ['In the sixteenth ses~sion the first watched round was the lowest.', 'numbered-session'],
+    ['Figures from the last ses~sion, rerun.', 'session-in-time'],
+    ['the ses~sion\'s figures hold on the quiet machine', 'session-possessive'],
+    ['(Until th~is change the call was all-or-none.)', 'change-narrative'],
+    ['the earlier de~sign\'s counter row cut throughput by a fifth', 'replaced-design'],
+    ['Against main before the sp~lit, buf breaking reports nothing.', 'replaced-design'],
+    ['logs us~ed to show a warning on every first image', 'used-to'],
+    ['media no lon~ger knows the gateway\'s routes', 'no-longer'],
+    ['GET lists events since iss~ue 8.', 'issue-number'],
+    ['the service alone (2026-1~1-23, 16 calls in flight)', 'date'],
+    ['the goal, mis~sed in 7577~9e2, holds again', 'change-narrative'],
+    ['the fast path since 7577~9e2 skips Koa', 'commit-hash'],
+    ['a timeout of 2 s (wa~s 5 s)', 'was-aside'],
+    ['**Changed: the feed keeps chunks** (7577~9e2). A feed kept each frame.', 'commit-hash'],
+    ['### Measured on 2026-1~1-23: A/B on a noisy machine', 'date'],
   ])('flags %j (%s) with its file and line, and exits 1', async (line, rule) => {
-    const { code, stdout } = await lint(`A clean first line.\n${line}\n`);
+    const { code, stdout } = await lint(`A clean first line.\n${fixture(line)}\n`);
     expect(code).toBe(1);
     expect(stdout).toContain(`sample.md:2: `);
     expect(stdout).toContain(`(${rule})`);
@@ -65,11 +69,11 @@ describe('history-words lint', () => {
     expect(code).toBe(1);
     expect(stdout).toContain('sample.md:2: used');
     expect(stdout).not.toContain('sample.md:3:');
-    expect(await lint('// The key is\n// used to sign the page token.\n')).toEqual({ code: 0, stdout: '' }); // history-words: allow fixture
+    expect(await lint(fixture('// The key is\n// us~ed to sign the page token.\n'))).toEqual({ code: 0, stdout: '' });
   });
 
   it('still flags a marked line that gives no reason', async () => {
-    const { code } = await lint('In the third session. // history-words: allow \n'); // history-words: allow fixture
+    const { code } = await lint(fixture('In the third ses~sion. // history-words: allow \n'));
     expect(code).toBe(1);
   });
 });
