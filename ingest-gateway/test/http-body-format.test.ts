@@ -82,6 +82,9 @@ describe('POST dynamic-events Content-Encoding', () => {
     ['gzip, br', 'Content-Encoding "gzip, br" is not supported (use one of gzip, deflate, br or none)'],
     ['GZIP, GZIP', 'Content-Encoding "GZIP, GZIP" is not supported (use one of gzip, deflate, br or none)'],
     ['Compress', 'Content-Encoding "Compress" is not supported (use one of gzip, deflate, br or none)'],
+    // Names an object literal would inherit are not codings.
+    ['constructor', 'Content-Encoding "constructor" is not supported (use one of gzip, deflate, br or none)'],
+    ['__proto__', 'Content-Encoding "__proto__" is not supported (use one of gzip, deflate, br or none)'],
     ['zstd' + 'z'.repeat(200), 'Content-Encoding is not supported (use one of gzip, deflate, br or none)'],
   ])('answers 415 for Content-Encoding "%s" on both paths', async (encoding, message) => {
     for (const path of [`${API}/dynamic-events`, `${API}/dynamic-events/`]) {

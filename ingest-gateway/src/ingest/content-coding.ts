@@ -3,7 +3,8 @@ import { AppError } from '@dynamic-events/proto';
 /** The content codings a request body may arrive in; `identity` is none. */
 export type ContentCoding = 'identity' | 'gzip' | 'deflate' | 'br';
 
-const CODINGS: Partial<Record<string, ContentCoding>> = { identity: 'identity', gzip: 'gzip', 'x-gzip': 'gzip', deflate: 'deflate', br: 'br' };
+// A Map, not an object literal: a header naming `constructor` or `__proto__` must find nothing.
+const CODINGS = new Map<string, ContentCoding>([['identity', 'identity'], ['gzip', 'gzip'], ['x-gzip', 'gzip'], ['deflate', 'deflate'], ['br', 'br']]);
 
 /** A header value short and plain enough to quote back in an error message. */
 const QUOTABLE = /^[\w!#$%&'*+.^`|~ ,-]{1,40}$/;
@@ -29,7 +30,7 @@ export function parseContentCoding(header: string | undefined): ContentCoding | 
   for (const element of (header ?? '').split(',')) {
     const name = element.trim().toLowerCase();
     if (name === '') continue;
-    const coding = CODINGS[name];
+    const coding = CODINGS.get(name);
     if (coding === undefined || (coding !== 'identity' && applied !== 'identity')) return undefined;
     if (coding !== 'identity') applied = coding;
   }
