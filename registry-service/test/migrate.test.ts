@@ -116,7 +116,7 @@ describe.skipIf(!up)('migrations', () => {
     const { url } = await fresh();
     const replicas = Array.from({ length: 6 }, () => poolFor(url));
     const results = await Promise.all(replicas.map((pool) => runMigrations(pool, silent)));
-    expect(results.flat().sort()).toEqual(expected);
+    expect(results.flat().sort((x, y) => x - y)).toEqual(expected);
     expect(results.filter((r) => r.length > 0)).toHaveLength(1);
     expect(await tables(replicas[0]!)).toContain('events');
   });
