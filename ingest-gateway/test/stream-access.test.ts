@@ -1,8 +1,9 @@
 /**
  * An open SSE stream lasts only as long as its access: it ends, with an `unauthorized` frame saying
  * why, when its token is revoked (here or at another replica: the real token sync over the fake
- * TokenService), when the token expires, or when an open instance starts requiring tokens. Streams
- * of other tokens go on.
+ * TokenService), when the token expires, when the token's domains are narrowed below what the
+ * stream reads, or when an open instance starts requiring tokens. Streams of other tokens, and
+ * streams the new domains still allow, go on.
  */
 import { request as httpRequest } from 'node:http';
 import { createLogger } from '@dynamic-events/proto/runtime';
@@ -26,9 +27,9 @@ interface OpenStream {
 }
 
 /** Opens the stream and answers once its headers came. */
-function openStream(gw: TestGateway, headers: Record<string, string>): Promise<OpenStream> {
+function openStream(gw: TestGateway, headers: Record<string, string>, query = ''): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${gw.url}${API}/dynamic-events/stream`, { headers }, (res) => {
+    const req = httpRequest(`${gw.url}${API}/dynamic-events/stream${query}`, { headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       const ended = new Promise<number>((done) => res.on('end', () => done(Date.now())));
@@ -101,8 +102,8 @@ describe('open streams end with their access', () => {
     gw = await startGateway({ adminToken: ADMIN, tokens: { client: tokens.client, source } });
     return gw;
   }
-  async function open(headers: Record<string, string>): Promise<OpenStream> {
-    const stream = await openStream(gw!, headers);
+  async function open(headers: Record<string, string>, query = ''): Promise<OpenStream> {
+    const stream = await openStream(gw!, headers, query);
     streams.push(stream);
     expect(stream.status).toBe(200);
     return stream;
@@ -146,6 +147,36 @@ describe('open streams end with their access', () => {
     const endedAt = await within('the stream ends', stream.ended);
     expect(endedAt).toBeGreaterThanOrEqual(expiresAtMs);
     expect(stream.body().endsWith(unauthorized('token expired'))).toBe(true);
+  });
+
+  it('domains narrowed at another replica: a stream they no longer allow ends with "token domains narrowed"; one they allow goes on, and widening ends nothing', async () => {
+    const gateway = await start();
+    const push = feedableWatch(gateway.registry);
+    const secret = tokens.add('vendor', { policy: { domains: ['acme.*'] } });
+    const id = tokens.records[0]!.id;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const across = await open(bearer(secret));
+    const camera = await open(bearer(secret), '?domain=acme.camera.video');
+    await tokens.client.update(id, { policy: { domains: ['acme.camera.*'] } }, { requestId: 'test' });
+    await within('the stream across acme.* ends', across.ended);
+    expect(across.body().endsWith(unauthorized('token domains narrowed'))).toBe(true);
+    await tokens.client.update(id, { policy: { domains: ['acme.camera.*', 'globex.*'] } }, { requestId: 'test' });
+    const object = { id: 'acme.camera.video.ch', objectDomain: 'acme.camera.video', objectId: 'ch', objectName: 'n', objectType: 't', deviceName: 'cam', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'object.created', object }] });
+    await within('the stream of acme.camera.video gets the next change', until(() => camera.body().includes('id: c1')));
+    expect(camera.body()).not.toContain('unauthorized');
+  });
+
+  it("unrestricted, then restricted through this gateway's admin API: its stream of every domain ends at once", async () => {
+    const gateway = await start(true, 3_600_000);
+    feedableWatch(gateway.registry);
+    const secret = await createToken(gateway);
+    const stream = await open(bearer(secret));
+    const init = { method: 'PATCH', headers: { ...bearer(ADMIN), 'Content-Type': 'application/json' }, body: JSON.stringify({ policy: { domains: ['acme.*'] } }) };
+    const response = await fetch(`${gateway.url}${API}/settings/dynamic-events/tokens/${tokens.records[0]!.id}`, init);
+    expect(response.status).toBe(200);
+    await within('the stream ends', stream.ended);
+    expect(stream.body().endsWith(unauthorized('token domains narrowed'))).toBe(true);
   });
 
   it('opened while the instance was open: ends with "token required" once it requires one', async () => {
