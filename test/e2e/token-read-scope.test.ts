@@ -2,7 +2,7 @@
  * What a domain-restricted token reads, end to end over HTTP on the whole stack (a fresh database of
  * the machine's PostgreSQL): its lists without `domain=` answer its domains only, through every page;
  * its stream of an allowed domain receives that domain's changes and never another's; a PATCH that
- * narrows its domains ends its streams the new domains no longer allow at once (this gateway served
+ * narrows its domains ends its streams outside the new domains at once (this gateway served
  * the PATCH) with an `unauthorized` frame saying why, while a stream still allowed goes on.
  */
 import { randomBytes } from 'node:crypto';
@@ -100,7 +100,7 @@ describe.skipIf(!up)('a domain-restricted token reads its domains only, end to e
     expect((await getJson(`${api}/dynamic-events?domain=globex.door`, bearer(tokens.vendor.secret))).status).toBe(403);
   });
 
-  it('a PATCH narrowing its domains ends the streams they no longer allow at once, with the reason; a stream still allowed goes on', async () => {
+  it('a PATCH narrowing its domains ends the streams outside the new domains at once, with the reason; a stream still allowed goes on', async () => {
     const across = await stream(tokens.vendor.secret);
     const door = await stream(tokens.vendor.secret, '?domain=acme.door');
     const camera = await stream(tokens.vendor.secret, '?domain=acme.camera.video');

@@ -6,7 +6,7 @@ import type { TokenSource } from './token-sync.js';
 export type AccessEnd = 'token revoked' | 'token expired' | 'token required' | 'token domains narrowed';
 
 /** The domains a response reads: one domain, or patterns, or (neither) every domain. */
-export interface DomainReach {
+interface DomainReach {
   domain?: string;
   domainPatterns?: readonly string[];
 }
@@ -17,7 +17,7 @@ export interface AccessWatch {
    * Watches the access a request was granted: `credential` is what the authenticator answered
    * (undefined: the bootstrap token, or no token needed). Calls `end` once, at once if the access
    * is already gone; answers the release the response calls when it ends on its own. `reach` is
-   * what the response reads: it ends too once the token's domains no longer allow all of it.
+   * what the response reads: it ends too once the token's domains do not allow all of it.
    */
   hold(credential: TokenCredential | undefined, end: (reason: AccessEnd) => void, reach?: DomainReach): () => void;
 }
