@@ -38,9 +38,9 @@ interface Holder {
  * served it) and at a token's expiry (one timer per holder, set at its expires_at: nothing runs
  * per event). A token is followed by its id, so a changed expiry or a revocation applies, and so
  * does a narrowed policy: a response whose domains the token's new `domains` do not all allow ends
- * (a widened one goes on); access
- * granted without a token (the instance required none) ends when the instance starts requiring
- * one; the bootstrap token's never does. While the instance requires no token nothing ends.
+ * (a widened one goes on). Access granted without a token (the instance required none) ends when
+ * the instance starts requiring one; the bootstrap token's never does. While the instance requires
+ * no token nothing ends.
  */
 export function createAccessWatch(deps: { bootstrap: boolean; tokens: TokenSource | undefined }): AccessWatch {
   const { bootstrap, tokens } = deps;
