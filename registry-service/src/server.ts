@@ -105,7 +105,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
   // One cache of seen entities: the write path skips their locks, the policy check their lookups.
   const known = createKnownEntities();
   const policies = createTokenPolicies({ pool, logger });
-  const write = createWriteEvents({ pool, locks, known, metrics, onCommit: watching.committed, isLimited: policies.isLimited });
+  const write = createWriteEvents({ pool, locks, known, metrics, onCommit: watching.committed });
   const groupCommit = createEventRecorder(write, {
     maxConcurrentWrites: deps.writeConcurrency,
     maxBatchEvents: LIMITS.batchMaxEvents,
