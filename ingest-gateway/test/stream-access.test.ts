@@ -159,6 +159,57 @@ describe('open streams end with their access', () => {
   });
 });
 
+describe("the admin credential's stream", () => {
+  let gw: TestGateway | undefined;
+  let tokens: FakeTokens;
+  const streams: OpenStream[] = [];
+  let stopSync = () => {};
+  afterEach(async () => {
+    for (const stream of streams.splice(0)) stream.close();
+    stopSync();
+    await gw?.close();
+    gw = undefined;
+  });
+  /** An open instance whose token copy polls the fake TokenService every 50 ms. */
+  async function start(): Promise<TestGateway> {
+    tokens = fakeTokens();
+    tokens.requireToken = false;
+    const source = createTokenSync({ client: tokens.client, intervalMs: 50, logger: createLogger('test', 'silent'), metrics: createMetrics() });
+    stopSync = () => source.stop();
+    await source.start();
+    gw = await startGateway({ adminToken: ADMIN, tokens: { client: tokens.client, source } });
+    return gw;
+  }
+  async function open(headers: Record<string, string>): Promise<OpenStream> {
+    const stream = await openStream(gw!, headers);
+    streams.push(stream);
+    expect(stream.status).toBe(200);
+    return stream;
+  }
+
+  it("the admin credential's stream is no token's: requiring tokens and revoking them leave it open; the gateway draining ends it", async () => {
+    const gateway = await start();
+    const push = feedableWatch(gateway.registry);
+    const anonymous = await open({});
+    const admin = await open(bearer(ADMIN));
+    tokens.add('first');
+    await tokens.client.setRequireToken(true, { requestId: 'test' });
+    await within('the anonymous stream ends', anonymous.ended);
+    const secret = await createToken(gateway);
+    const revoked = await open(bearer(secret));
+    tokens.revoke(tokens.records[1]!.id);
+    await within('the revoked stream ends', revoked.ended);
+    const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'device.created', device }] });
+    await within('the admin stream gets the next change', until(() => admin.body().includes('id: c1')));
+    expect(admin.body()).not.toContain('unauthorized');
+    gateway.draining.abort();
+    await within('the admin stream ends with the gateway', admin.ended);
+    expect(admin.body()).not.toContain('unauthorized');
+  });
+});
+
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
+
