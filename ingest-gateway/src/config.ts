@@ -91,7 +91,7 @@ export const GATEWAY_ENV = defineEnv(
       hint: 'must be at least 32 visible ASCII characters (no spaces)',
       defaultText: 'unset',
       description:
-        'Credential of the token admin API (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`). Unset: that API answers 404. See [Tokens](#tokens).',
+        'Credential of the token admin API and the settings console (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`), also taken by the read routes as a reader of everything. Unset: the API and the console answer 404. See [Tokens](#tokens).',
     }),
     REGISTRY_INTERNAL_TOKEN: required(REGISTRY_INTERNAL_TOKEN, 'the credential the registry\'s TokenService requires; npm start generates one'),
     TOKEN_SYNC_INTERVAL_MS: integer({
