@@ -57,7 +57,7 @@ const notBuilt = (): AppError =>
  * The settings console (README, Settings console): GET|HEAD `{base}/settings/dynamic-events/` is its
  * page (never cached), `…/assets/{name}` its hashed files (cached forever); a browser asking for the
  * admin API's `{base}/settings/dynamic-events` is sent to the page (308), API clients get the JSON.
- * Served only with the admin API (main.ts): without ADMIN_TOKEN these paths answer 404 as the admin
+ * Served only with the admin API (app.ts): without ADMIN_TOKEN these paths answer 404 as the admin
  * API does. `bundle` undefined or not built: 503 naming the missing build. Registered before the
  * admin routes, whose GET of the same path (the router matches it with a trailing slash too) follows.
  */
