@@ -5,8 +5,9 @@ export default defineConfig({
   root: new URL('..', import.meta.url).pathname,
   test: {
     include: ['*/test/**/*.test.ts', 'test/**/*.test.ts'],
-    // test/containers/ needs built images: `npm run test:containers` runs it with its own config.
-    exclude: ['**/node_modules/**', '**/dist/**', 'test/containers/**'],
+    // test/containers/ needs built images, test/console/ a browser: `npm run test:containers` and
+    // `npm run test:console` run them with their own configs.
+    exclude: ['**/node_modules/**', '**/dist/**', 'test/containers/**', 'test/console/**'],
     // helm and kubectl for the chart and manifest tests (test/support/get-kube-tool.sh).
     globalSetup: ['test/support/kube-tools-setup.ts'],
     pool: 'forks',

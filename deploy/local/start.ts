@@ -132,7 +132,15 @@ async function startStack(): Promise<void> {
   const url = `${publicBaseUrl}/api/${config.PLATFORM_SEGMENT}/dh/dynamic-events`;
   await writeStackFile(config.DATA_DIR, { pid: process.pid, url, gateway: localUrl(config.HOST, port), ...grpc, metrics, internalToken: plan.internalToken });
   // The README tells people to send requests at this line.
-  if (!stopping) log.info({ url, metrics, grpc }, 'all services started');
+  if (stopping) return;
+  log.info({ url, metrics, grpc }, 'all services started');
+  logConsole(`${publicBaseUrl}/api/${config.PLATFORM_SEGMENT}/dh/settings/dynamic-events/`);
+}
+
+/** One line: where the settings console is, or how to turn it on (it is served only with ADMIN_TOKEN). */
+function logConsole(consoleUrl: string): void {
+  if (plan.envs.gateway.ADMIN_TOKEN) log.info({ console: consoleUrl }, `settings console: ${consoleUrl} (sign in with ADMIN_TOKEN)`);
+  else log.info('settings console off: start with ADMIN_TOKEN=$(openssl rand -hex 32) npm start to turn it on');
 }
 
 try {

@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import {
   connectable,
   defineEnv,
@@ -35,8 +36,10 @@ export interface GatewayConfig {
   publicBaseUrl: string;
   /** The bootstrap token: when set, POST and the read endpoints need `Authorization: Bearer <token>`. */
   dynamicEventsToken: string | undefined;
-  /** The admin API's credential; undefined: the admin API is off (404). */
+  /** The admin API's credential; undefined: the admin API and the settings console are off (404). */
   adminToken: string | undefined;
+  /** The settings console's build (index.html, assets/): this package's console/dist, wherever the package is installed. */
+  consoleDir: string;
   /** REGISTRY_INTERNAL_TOKEN: presented with every TokenService call. Never logged. */
   registryInternalToken: string;
   /** How often the token snapshot is refreshed from the registry. */
@@ -71,6 +74,9 @@ export interface GatewayConfig {
 
 const MIB = 1024 * 1024;
 
+/** console/dist beside this file's folder: src/ under vitest, dist/ once compiled, the same in the image. */
+const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
+
 /** Every variable the gateway reads, in the order the README lists them. */
 export const GATEWAY_ENV = defineEnv(
   {
@@ -85,7 +91,7 @@ export const GATEWAY_ENV = defineEnv(
       hint: 'must be at least 32 visible ASCII characters (no spaces)',
       defaultText: 'unset',
       description:
-        'Credential of the token admin API (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`). Unset: that API answers 404. See [Tokens](#tokens).',
+        'Credential of the token admin API and the settings console (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`), also taken by the read routes as a reader of everything. Unset: the API and the console answer 404. See [Tokens](#tokens).',
     }),
     REGISTRY_INTERNAL_TOKEN: required(REGISTRY_INTERNAL_TOKEN, 'the credential the registry\'s TokenService requires; npm start generates one'),
     TOKEN_SYNC_INTERVAL_MS: integer({
@@ -162,6 +168,7 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
     dynamicEventsToken: v.DYNAMIC_EVENTS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
+    consoleDir: CONSOLE_DIR,
     registryInternalToken: v.REGISTRY_INTERNAL_TOKEN,
     tokenSyncIntervalMs: v.TOKEN_SYNC_INTERVAL_MS,
     redisUrl: v.REDIS_URL,

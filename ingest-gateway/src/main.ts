@@ -13,6 +13,7 @@ import {
   LIMITS,
 } from '@dynamic-events/proto';
 import { createRequestHandler } from './http/app.js';
+import { loadConsoleBundle } from './http/console-bundle.js';
 import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
@@ -66,7 +67,9 @@ runMain(bootLogger, async () => {
   const tokens = { client: tokenClient, source: tokenSync };
   const redis = config.redisUrl === undefined ? undefined : createRedisClient(config.redisUrl);
   const limitRate = createRateLimiter({ redis, logger, metrics });
-  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, limitRate, draining: draining.signal });
+  // Read once, here, only when it is served (see console-bundle.ts); a missing build is logged there.
+  const consoleBundle = config.adminToken === undefined ? undefined : loadConsoleBundle(config.consoleDir, logger);
+  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, limitRate, draining: draining.signal, console: consoleBundle });
 
   const server = createHttpServer(handler, config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
@@ -82,6 +85,7 @@ runMain(bootLogger, async () => {
       media: config.mediaAddr,
       auth: config.dynamicEventsToken === undefined ? 'tokens from the registry' : 'bootstrap token and tokens from the registry',
       adminApi: config.adminToken === undefined ? 'off' : 'on',
+      console: consoleBundle === undefined ? 'off (set ADMIN_TOKEN)' : consoleBundle.built ? `${config.publicBaseUrl}/api/${config.platformSegment}/dh/settings/dynamic-events/` : 'not built',
       rateLimits: config.redisUrl === undefined ? 'per gateway' : 'shared in redis',
     },
     'ingest-gateway listening',

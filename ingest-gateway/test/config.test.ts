@@ -1,3 +1,4 @@
+import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config.js';
 
@@ -15,6 +16,8 @@ describe('loadConfig', () => {
       publicBaseUrl: 'http://localhost:8080',
       dynamicEventsToken: undefined,
       adminToken: undefined,
+      // This package's console build, wherever the package lies.
+      consoleDir: fileURLToPath(new URL('../console/dist', import.meta.url)),
       tokenSyncIntervalMs: 1000,
       redisUrl: undefined,
       registryAddr: '127.0.0.1:50051',

@@ -48,6 +48,8 @@ export interface GatewayOptions {
   maxImageBytes?: number;
   /** MAX_INFLIGHT_BODY_BYTES (default 32 MiB). */
   maxInflightBodyBytes?: number;
+  /** The settings console's build (served with the admin API; omitted: answered as not built). */
+  console?: AppDeps['console'];
 }
 
 /** Starts the app with fakes on 127.0.0.1:0; logs are captured (not printed) for assertions. */
@@ -83,6 +85,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     metrics,
     tokens: options.tokens,
     limitRate: options.limitRate,
+    console: options.console,
     draining: draining.signal,
     probeDeadlineMs: 200,
   };

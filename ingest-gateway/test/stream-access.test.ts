@@ -203,6 +203,33 @@ describe("open streams end when their token's domains are narrowed below them", 
   });
 });
 
+describe("the admin credential's stream", () => {
+  const h = useStreamGateways();
+  const { open } = h;
+
+  it("the admin credential's stream is no token's: requiring tokens and revoking them leave it open; the gateway draining ends it", async () => {
+    const gateway = await h.start(false);
+    const push = feedableWatch(gateway.registry);
+    const anonymous = await open({});
+    const admin = await open(bearer(ADMIN));
+    h.tokens.add('first');
+    await h.tokens.client.setRequireToken(true, { requestId: 'test' });
+    await within('the anonymous stream ends', anonymous.ended);
+    const secret = await createToken(gateway);
+    const revoked = await open(bearer(secret));
+    h.tokens.revoke(h.tokens.records[1]!.id);
+    await within('the revoked stream ends', revoked.ended);
+    const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'device.created', device }] });
+    await within('the admin stream gets the next change', until(() => admin.body().includes('id: c1')));
+    expect(admin.body()).not.toContain('unauthorized');
+    gateway.draining.abort();
+    await within('the admin stream ends with the gateway', admin.ended);
+    expect(admin.body()).not.toContain('unauthorized');
+  });
+});
+
 async function until(condition: () => boolean): Promise<void> {
   while (!condition()) await new Promise((resolve) => setTimeout(resolve, 20));
 }
+

@@ -11,7 +11,8 @@ import { INSPECT_FILES } from './inspect-files.js';
 const SERVICES = {
   'registry-service': { ports: ['50051/tcp', '9465/tcp'], runtimeFiles: ['registry-service/migrations/0001_init.sql', 'proto/dynamic_events/registry/v1/registry.proto'] },
   'media-service': { ports: ['50052/tcp', '9466/tcp'], runtimeFiles: ['proto/dynamic_events/media/v1/media.proto'] },
-  'ingest-gateway': { ports: ['8080/tcp', '9464/tcp'], runtimeFiles: [] as string[] },
+  // The settings console's page (its assets have hashed names), built in the image's build stage.
+  'ingest-gateway': { ports: ['8080/tcp', '9464/tcp'], runtimeFiles: ['ingest-gateway/console/dist/index.html'] },
 } as const;
 type Service = keyof typeof SERVICES;
 const MB = 1000 * 1000;

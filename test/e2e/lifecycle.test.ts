@@ -73,6 +73,8 @@ describe('lifecycle', () => {
     const { code, ms } = await stopped;
     expect(code, stack.output()).toBe(0);
     expect(ms).toBeLessThan(10_000);
+    // Without ADMIN_TOKEN the launcher says how to turn the settings console on.
+    expect(stack.output()).toContain('"msg":"settings console off: start with ADMIN_TOKEN=$(openssl rand -hex 32) npm start to turn it on"');
   });
 
   it('a restart on the same DATA_DIR keeps events, registrations and images', async () => {
@@ -135,6 +137,10 @@ describe('lifecycle: the token requirement outlives the bootstrap token', () => 
     const admin = { authorization: `Bearer ${'a'.repeat(40)}` };
     const stack = await startStack({ dataDir: dir.path, env: { ADMIN_TOKEN: 'a'.repeat(40) } });
     try {
+      // With ADMIN_TOKEN the launcher prints the settings console's URL, which the gateway serves.
+      const consoleUrl = `${stack.api}/settings/dynamic-events/`;
+      await expect.poll(() => stack.output()).toContain(`"msg":"settings console: ${consoleUrl} (sign in with ADMIN_TOKEN)"`);
+      expect((await fetch(consoleUrl)).headers.get('content-security-policy')).toContain("default-src 'none'");
       const closed = await postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: 'cam-closed' }));
       expect(closed.status).toBe(401);
       const tokens = await getJson(`${stack.api}/settings/dynamic-events/tokens`, admin);

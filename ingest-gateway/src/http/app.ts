@@ -14,6 +14,9 @@ import { accessLog } from './middleware/access-log.js';
 import { createAuthenticator } from '../tokens/authenticator.js';
 import { createAccessWatch } from '../tokens/access-watch.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
+import { createAdminMatch } from '../tokens/admin-credential.js';
+import type { ConsoleBundle } from './console-bundle.js';
+import { consoleHeaders, consoleRoutes } from './routes/console.js';
 import { errors } from './middleware/errors.js';
 import { checkMatchedRoute } from './matched-route.js';
 import { httpMetrics } from './middleware/http-metrics.js';
@@ -47,6 +50,8 @@ export interface AppDeps {
   draining?: AbortSignal;
   /** Deadline of each readiness probe of registry and media (default 2000 ms). */
   probeDeadlineMs?: number;
+  /** The settings console's build, read at start (console-bundle.ts); omitted: answered 503 as not built. */
+  console?: ConsoleBundle;
 }
 
 /** Every route the gateway serves, as method and path (`:name` parameters): the OpenAPI test compares them. */
@@ -72,6 +77,9 @@ export function createRequestHandler(deps: AppDeps): RequestListener {
 
 /** The public API's base path: `/api/{PLATFORM_SEGMENT}/dh`. */
 const apiBase = (deps: AppDeps): string => `/api/${deps.config.platformSegment}/dh`;
+
+/** The console is served with the admin API it calls: both need ADMIN_TOKEN and the TokenService. */
+const consoleServed = (deps: AppDeps): boolean => deps.tokens !== undefined && deps.config.adminToken !== undefined;
 
 /** The POST's steps, built once: the fast path and the Koa route must share one body budget. */
 function createPost(deps: AppDeps): DynamicEventPost {
@@ -109,6 +117,7 @@ function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Ko
   app.use(httpMetrics(deps));
   app.use(requireHost());
   app.use(closeWhenDraining(draining));
+  if (consoleServed(deps)) app.use(consoleHeaders(apiBase(deps)));
   app.use(jsonFallbacks());
   app.use(router.routes());
   app.use(router.allowedMethods());
@@ -121,7 +130,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   // with Allow (TRACE, PROPFIND...), as the README says, rather than 501 "not implemented".
   const router = new Router<GatewayState>({ methods: METHODS });
   const base = apiBase(deps);
-  const auth = bearerAuth(post.authenticate);
+  const adminToken = deps.config.adminToken;
+  const auth = bearerAuth(post.authenticate, adminToken === undefined ? undefined : createAdminMatch(adminToken));
   dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
@@ -129,7 +139,9 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
-  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken: deps.config.adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
+  // Before the admin routes: a browser's GET of the admin API's settings path is sent to the console.
+  if (consoleServed(deps)) consoleRoutes(router, base, { bundle: deps.console });
+  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
   healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
   return router;
 }

@@ -13,6 +13,8 @@ export interface GatewayState {
   json?: JsonBody;
   /** The registry token that authenticated the request (bearerAuth); its policy applies. */
   token?: TokenCredential;
+  /** The request presented ADMIN_TOKEN on a read route (bearerAuth): it reads everything, and no token revocation ends its stream. */
+  adminReader?: true;
 }
 
 /** Koa context of every gateway middleware and route. */

@@ -12,18 +12,27 @@ const digestBytes = (value: string): Buffer => Buffer.from(digest(value), 'base6
 type AdminCheck = (req: IncomingMessage) => void;
 
 /**
+ * Whether a presented bearer secret is the admin credential: compared constant-time on SHA-256
+ * digests (equal lengths whatever was presented), like the bootstrap token.
+ */
+export function createAdminMatch(adminToken: string): (presented: string) => boolean {
+  const expected = digestBytes(adminToken);
+  return (presented) => timingSafeEqual(digestBytes(presented), expected);
+}
+
+/**
  * The admin API's own credential (ADMIN_TOKEN), separate from every ingest token: an integrator's
- * token never manages tokens. Compared constant-time on hashes, like the bootstrap token.
+ * token never manages tokens.
  */
 export function createAdminCheck(adminToken: string, metrics: Metrics): AdminCheck {
-  const expected = digestBytes(adminToken);
+  const matches = createAdminMatch(adminToken);
   return (req) => {
     const presented = bearerTokenOf(req);
     if (presented === undefined) {
       metrics.authFailures.inc({ reason: 'admin-missing' });
       throw new AppError('UNAUTHENTICATED', 'missing admin bearer token', { wwwAuthenticate: CHALLENGE });
     }
-    if (!timingSafeEqual(digestBytes(presented), expected)) {
+    if (!matches(presented)) {
       metrics.authFailures.inc({ reason: 'admin-invalid' });
       throw new AppError('UNAUTHENTICATED', 'invalid admin bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
     }

@@ -63,14 +63,17 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
       throw renameCursorField(err, cursorField);
     }
     let lost: AccessEnd | undefined;
-    const release = access.hold(
-      ctx.state.token,
-      (reason) => {
-        lost = reason;
-        end();
-      },
-      query,
-    );
+    // The admin credential is no registry token: it is not revoked, and ends only with the gateway.
+    const release = ctx.state.adminReader
+      ? () => {}
+      : access.hold(
+          ctx.state.token,
+          (reason) => {
+            lost = reason;
+            end();
+          },
+          query,
+        );
     ctx.req.once('close', end);
     draining.addEventListener('abort', end, { once: true });
     ctx.status = 200;
