@@ -15,11 +15,11 @@ interface EventsScreenProps {
 
 const FIELDS = [
   { name: 'device_name', label: 'Device' },
-  { name: 'object', label: 'Object', hint: 'The full object id: domain.object_id.' },
+  { name: 'object', label: 'Object' },
   { name: 'domain', label: 'Domain' },
   { name: 'event_type', label: 'Event type' },
-  { name: 'since', label: 'Since', type: 'datetime-local', hint: 'UTC.' },
-  { name: 'until', label: 'Until', type: 'datetime-local', hint: 'UTC, exclusive.' },
+  { name: 'since', label: 'Since', type: 'datetime-local', hint: 'UTC' },
+  { name: 'until', label: 'Until', type: 'datetime-local', hint: 'UTC, exclusive' },
 ] as const;
 
 /** The status line's words for the stream's state. */
@@ -79,6 +79,7 @@ export function EventsScreen({ api, names, tokens }: EventsScreenProps) {
           </div>
         )}
       />
+      <p class="hint">Since and Until are UTC (Until exclusive); Object is the full id, domain.object_id. Live following has no Until.</p>
       <div class="live-bar">
         <label class="check">
           <input type="checkbox" checked={follow} onChange={(e) => setFollow(e.currentTarget.checked)} />
