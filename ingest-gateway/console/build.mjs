@@ -2,10 +2,11 @@
 /**
  * Builds the settings console into dist/: src/main.tsx bundled and minified by esbuild with
  * src/styles.css, both under content-hashed names in dist/assets/, and dist/index.html pointing at
- * them. index.html loads them as files (no inline script or style: the gateway's CSP allows only
+ * them (and the icon, hashed the same way). index.html loads them as files (no inline script or style: the gateway's CSP allows only
  * 'self'); the asset URLs are relative, so the page works under any platform segment. Prints the
  * gzipped size of what a browser downloads. `npm run build` runs it after `tsc -b`.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -40,13 +41,18 @@ const named = (ext) => {
 };
 const script = named('.js');
 const styles = named('.css');
+// The page names its icon, so the browser does not ask for /favicon.ico outside the console's path.
+const iconBytes = readFileSync(join(here, 'src/icon.svg'));
+const icon = `dist/assets/icon-${createHash('sha256').update(iconBytes).digest('hex').slice(0, 8).toUpperCase()}.svg`;
+writeFileSync(join(here, icon), iconBytes);
 const html = readFileSync(join(here, 'index.html'), 'utf8')
   .replace('%SCRIPT%', `assets/${basename(script)}`)
-  .replace('%STYLES%', `assets/${basename(styles)}`);
+  .replace('%STYLES%', `assets/${basename(styles)}`)
+  .replace('%ICON%', `assets/${basename(icon)}`);
 writeFileSync(join(dist, 'index.html'), html);
 
 const gzipped = (path) => gzipSync(readFileSync(join(here, path)), { level: 9 }).length;
-const sizes = [['index.html', gzipped('dist/index.html')], ...[script, styles].map((path) => [basename(path), gzipped(path)])];
+const sizes = [['index.html', gzipped('dist/index.html')], ...[script, styles, icon].map((path) => [basename(path), gzipped(path)])];
 const total = sizes.reduce((sum, [, bytes]) => sum + bytes, 0);
 for (const [name, bytes] of sizes) console.log(`console: ${name} ${(bytes / 1024).toFixed(1)} KB gzipped`);
 console.log(`console: ${(total / 1024).toFixed(1)} KB gzipped in all`);

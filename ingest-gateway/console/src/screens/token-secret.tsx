@@ -23,7 +23,7 @@ export function TokenSecret({ name, secret, onDone }: { name: string; secret: st
   return (
     <section class="secret" role="region" aria-label="New token secret">
       <h2>Token “{name}” created</h2>
-      <p>Copy its secret now: it is shown this once and never again. Integrations send it as <code>Authorization: Bearer …</code>.</p>
+      <p>Copy its secret now: it is shown this once and never again. Integrations send it in the header “Authorization: Bearer” followed by the secret.</p>
       <code id="token-secret-value" class="secret-value">
         {secret}
       </code>
