@@ -16,7 +16,7 @@ export class ApiError extends Error {
 }
 
 /** A page of a list: the records and the token of the next page (null on the last). */
-export interface Page<T> {
+interface Page<T> {
   items: T[];
   next: string | null;
 }

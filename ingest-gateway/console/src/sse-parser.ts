@@ -1,5 +1,5 @@
 /** One Server-Sent Events frame: its id (if any), its event name and its data lines joined. */
-export interface SseFrame {
+interface SseFrame {
   id: string | undefined;
   event: string;
   data: string;
@@ -19,7 +19,8 @@ export function createSseParser(): (text: string) => SseFrame[] {
     const frames: SseFrame[] = [];
     for (;;) {
       const end = buffered.search(/\r\n|\r|\n/);
-      if (end < 0) break;
+      // A CR closing the chunk may be the first half of a CRLF: wait for the next chunk to tell.
+      if (end < 0 || (end === buffered.length - 1 && buffered[end] === '\r')) break;
       const line = buffered.slice(0, end);
       buffered = buffered.slice(end + (buffered.startsWith('\r\n', end) ? 2 : 1));
       if (line === '') {

@@ -1,7 +1,7 @@
 import type { ComponentChildren } from 'preact';
 
 /** What a control inside a Field gets: its id and the ARIA links to its hint and error. */
-export interface ControlProps {
+interface ControlProps {
   id: string;
   'aria-invalid': boolean | undefined;
   'aria-describedby': string | undefined;
