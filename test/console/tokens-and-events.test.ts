@@ -96,6 +96,27 @@ describe.skipIf(NO_BROWSER)('settings console: sign-in and a new token', () => {
 
 });
 
+describe.skipIf(NO_BROWSER)('settings console: editing a token', () => {
+  it('shows a refused field with the API message next to it, then saves a valid change', async () => {
+    const { page } = view;
+    await page.getByRole('button', { name: 'Edit vendor-cam' }).click();
+    const burst = page.getByLabel('Burst');
+    await burst.fill('0');
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => burst.getAttribute('aria-invalid')).toBe('true');
+    const described = (await burst.getAttribute('aria-describedby')) ?? '';
+    const messages = await Promise.all(described.split(' ').map((id) => page.locator(`[id="${id}"]`).textContent()));
+    expect(messages.some((text) => text?.startsWith('policy.rate.burst '))).toBe(true);
+    expect(await page.getByRole('alert').count()).toBe(0);
+
+    await burst.fill('200');
+    await page.getByRole('button', { name: 'Save' }).click();
+    const row = page.getByRole('table', { name: 'Tokens' }).getByRole('row').filter({ hasText: 'vendor-cam' });
+    await expect.poll(() => row.textContent()).toContain('50 events/s (burst 200)');
+    expect(await page.getByRole('button', { name: 'Save' }).count()).toBe(0);
+  });
+});
+
 describe.skipIf(NO_BROWSER)('settings console: events', () => {
   it('shows an event posted with the token live, with its stored image as a loaded thumbnail', async () => {
     const { page } = view;
@@ -157,6 +178,16 @@ describe.skipIf(NO_BROWSER)('settings console: revoking, and what never happens'
     expect(await page.getByRole('button', { name: 'Revoke vendor-cam' }).count()).toBe(0);
     const refused = await postEvent(stack, consoleEvent({ device: 'camera-yard-01' }), secret);
     expect(refused.status).toBe(401);
+  });
+
+  it('turns the instance\'s "Require a token" off', async () => {
+    const { page } = view;
+    const setting = page.getByLabel('Require a token');
+    await expect.poll(() => setting.isChecked()).toBe(true);
+    await setting.uncheck();
+    const read = async () => (await getJson(`${stack.api}/settings/dynamic-events`, { Authorization: `Bearer ${ADMIN_TOKEN}` })).body?.require_token;
+    await expect.poll(read).toBe(false);
+    expect(await setting.isChecked()).toBe(false);
   });
 
   it('ran no dialog, script error, console error or CSP violation, and sent the headers on every console response', () => {

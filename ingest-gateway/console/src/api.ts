@@ -70,7 +70,7 @@ export function createApi(base: string, credential: string): Api {
     if (body !== undefined) headers['Content-Type'] = 'application/json';
     let res: Response;
     try {
-      res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body), cache: 'no-store' });
+      res = await fetch(`${base}${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     } catch {
       throw new ApiError('the gateway did not answer (network error)', 0, undefined);
     }

@@ -33,7 +33,7 @@ export function followEvents(options: FollowOptions): () => void {
   const readOnce = async (): Promise<string | undefined> => {
     const headers: Record<string, string> = { Authorization: `Bearer ${api.credential}`, Accept: 'text/event-stream' };
     if (lastEventId !== undefined) headers['Last-Event-ID'] = lastEventId;
-    const res = await fetch(url, { headers, signal: stop.signal, cache: 'no-store' });
+    const res = await fetch(url, { headers, signal: stop.signal });
     if (!res.ok || !res.body) {
       const body = (await res.json().catch(() => ({}))) as { error?: string };
       if (res.status >= 400 && res.status < 500 && res.status !== 429) return body.error ?? `refused (${res.status})`;
