@@ -63,8 +63,11 @@ async function failure(res: Response): Promise<ApiError> {
   return new ApiError(message, res.status, fieldOf(res.status, body));
 }
 
-/** The API at `base` (from the page's own path) with the admin credential. */
-export function createApi(base: string, credential: string): Api {
+/**
+ * The API at `base` (from the page's own path) with the admin credential. `onRefused` is told when
+ * the credential itself is refused (401: ADMIN_TOKEN changed or was unset meanwhile).
+ */
+export function createApi(base: string, credential: string, onRefused: (message: string) => void = () => {}): Api {
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const headers: Record<string, string> = { Authorization: `Bearer ${credential}`, Accept: 'application/json' };
     if (body !== undefined) headers['Content-Type'] = 'application/json';
@@ -74,7 +77,11 @@ export function createApi(base: string, credential: string): Api {
     } catch {
       throw new ApiError('the gateway did not answer (network error)', 0, undefined);
     }
-    if (!res.ok) throw await failure(res);
+    if (!res.ok) {
+      const error = await failure(res);
+      if (res.status === 401) onRefused(error.message);
+      throw error;
+    }
     return (await res.json()) as T;
   };
   return {

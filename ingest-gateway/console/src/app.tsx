@@ -21,9 +21,23 @@ function useScreen(): ScreenId {
 /** The console: the sign-in form until an admin credential is accepted, then the screens. */
 export function App() {
   const [api, setApi] = useState<Api | undefined>();
+  const [ended, setEnded] = useState<string | undefined>();
   const screen = useScreen();
-  if (!api) return <SignIn base={apiBaseOf(location.pathname)} onSignedIn={setApi} />;
-  return <SignedIn api={api} screen={screen} onSignOut={() => setApi(undefined)} />;
+  const refused = (message: string) => {
+    setApi(undefined);
+    setEnded(message);
+  };
+  if (!api) return <SignIn base={apiBaseOf(location.pathname)} onSignedIn={setApi} ended={ended} onRefused={refused} />;
+  return (
+    <SignedIn
+      api={api}
+      screen={screen}
+      onSignOut={() => {
+        setApi(undefined);
+        setEnded(undefined);
+      }}
+    />
+  );
 }
 
 function SignedIn({ api, screen, onSignOut }: { api: Api; screen: ScreenId; onSignOut: () => void }) {

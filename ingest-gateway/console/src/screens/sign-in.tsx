@@ -4,24 +4,29 @@ import { ApiError, createApi, type Api } from '../api.js';
 interface SignInProps {
   base: string;
   onSignedIn: (api: Api) => void;
+  /** Why the last session ended, when the API refused its credential. */
+  ended: string | undefined;
+  /** Passed to the Api: the credential was refused later on. */
+  onRefused: (message: string) => void;
 }
 
 /**
  * The admin credential (ADMIN_TOKEN), checked against the admin API before it is kept. It lives in
  * memory only (the Api object): never in the URL, a cookie or web storage; a reload forgets it.
  */
-export function SignIn({ base, onSignedIn }: SignInProps) {
+export function SignIn({ base, onSignedIn, ended, onRefused }: SignInProps) {
   const [credential, setCredential] = useState('');
-  const [refusal, setRefusal] = useState<string | undefined>();
+  const [refusal, setRefusal] = useState<string | undefined>(ended && `Signed out: the admin token was refused (${ended}).`);
   const [busy, setBusy] = useState(false);
 
   const submit = async (e: Event) => {
     e.preventDefault();
     setBusy(true);
     setRefusal(undefined);
-    const api = createApi(base, credential);
     try {
-      await api.get('/settings/dynamic-events');
+      const api = createApi(base, credential, onRefused);
+      // Checked without onRefused: a wrong credential here is shown below, not a session ending.
+      await createApi(base, credential).get('/settings/dynamic-events');
       onSignedIn(api);
     } catch (err) {
       setRefusal(err instanceof ApiError ? err.message : 'sign-in failed');
