@@ -100,6 +100,18 @@ describe.skipIf(NO_BROWSER)('settings console accessibility', () => {
       await page.keyboard.press('Enter');
       await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
     }
+    // An event's details, by keyboard: its "Details" button, then the focus moves to the details.
+    await page.getByRole('link', { name: 'Events', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('table', { name: 'Events' }).getByRole('button', { name: /^Details / }).first().waitFor();
+    let at = await focused(page);
+    for (let presses = 0; !at.name.startsWith('Details ') && presses < 40; presses++) {
+      await page.keyboard.press('Tab');
+      at = await focused(page);
+    }
+    expect(at.outline).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe('Event details');
     expect(view.problems()).toEqual([]);
     await view.context.close();
   });
