@@ -4,7 +4,7 @@ import { ApiError, createApi, type Api } from '../api.js';
 interface SignInProps {
   base: string;
   onSignedIn: (api: Api) => void;
-  /** Why the last session ended, when the API refused its credential. */
+  /** Why the console signed out by itself: the API refused the credential it held. */
   ended: string | undefined;
   /** Passed to the Api: the credential was refused later on. */
   onRefused: (message: string) => void;
