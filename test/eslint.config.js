@@ -10,7 +10,7 @@ export default tseslint.config(
   { basePath: repoRoot, ignores: ['**/node_modules/**', '**/dist/**', 'proto/src/contract/gen/**', '**/.data/**', 'coverage/**'] },
   {
     basePath: repoRoot,
-    files: ['**/*.ts', '**/*.js'],
+    files: ['**/*.ts', '**/*.tsx', '**/*.js', '**/*.mjs'],
     extends: [js.configs.recommended, ...tseslint.configs.recommended],
     languageOptions: {
       globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly', setTimeout: 'readonly', clearTimeout: 'readonly', setInterval: 'readonly', clearInterval: 'readonly', URL: 'readonly', AbortController: 'readonly', AbortSignal: 'readonly', TextEncoder: 'readonly', TextDecoder: 'readonly', fetch: 'readonly', structuredClone: 'readonly', setImmediate: 'readonly', queueMicrotask: 'readonly', performance: 'readonly' },
@@ -23,6 +23,14 @@ export default tseslint.config(
       // than this is split by concern (generated code, dist and coverage are ignored above).
       'max-lines': ['error', { max: 250, skipBlankLines: false, skipComments: false }],
       'max-lines-per-function': ['error', { max: 80, skipBlankLines: false, skipComments: false }],
+    },
+  },
+  {
+    // The settings console runs in the browser (bundled by ingest-gateway/console/build.mjs).
+    basePath: repoRoot,
+    files: ['ingest-gateway/console/src/**/*'],
+    languageOptions: {
+      globals: { document: 'readonly', location: 'readonly', navigator: 'readonly', addEventListener: 'readonly', removeEventListener: 'readonly', getSelection: 'readonly', TextDecoderStream: 'readonly', URLSearchParams: 'readonly', Response: 'readonly', HTMLDialogElement: 'readonly', Event: 'readonly' },
     },
   },
   {

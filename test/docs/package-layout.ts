@@ -20,15 +20,15 @@ export interface PackageLayout {
 /** Every package README that has a "What lives where" section, from the repository root. */
 export const PACKAGES: PackageLayout[] = [
   { dir: 'proto', roots: ['src', 'dynamic_events', 'scripts'], skipped: ['src/contract/gen'] },
-  { dir: 'ingest-gateway', roots: ['src'] },
+  { dir: 'ingest-gateway', roots: ['src', 'console'], skipped: ['console/dist', 'console/screenshots'] },
   { dir: 'registry-service', roots: ['src'] },
   { dir: 'media-service', roots: ['src'] },
   { dir: 'deploy', roots: ['local'], skipped: ['local/dist'] },
 ];
 
 const SECTION = /^## What lives where\s*$/m;
-const SOURCE = /\.(?:ts|mts|js|mjs|proto)$/;
-const BARE_FILE = /^[\w.-]+\.(?:ts|mts|js|mjs|proto|sql|json)$/;
+const SOURCE = /\.(?:ts|tsx|mts|js|mjs|proto)$/;
+const BARE_FILE = /^[\w.-]+\.(?:ts|tsx|mts|js|mjs|proto|sql|json)$/;
 const TOKEN = /`([^`\n]+)`/g;
 
 /** folder (from the package root, with a trailing slash) → the source files directly in it. */

@@ -19,9 +19,9 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** The folders `npm run lint` checks, from the repository root. */
-export const ROOTS = ['proto/src', 'ingest-gateway/src', 'registry-service/src', 'media-service/src', 'deploy/local'];
+export const ROOTS = ['proto/src', 'ingest-gateway/src', 'ingest-gateway/console/src', 'registry-service/src', 'media-service/src', 'deploy/local'];
 const SKIPPED_DIRS = new Set(['node_modules', 'dist']);
-const SOURCE = /\.(?:ts|mts|js|mjs)$/;
+const SOURCE = /\.(?:ts|tsx|mts|js|mjs)$/;
 
 function sourceFiles(dir) {
   const files = [];
@@ -59,7 +59,7 @@ export function specifiersOf(path, text) {
 function resolveRelative(from, specifier) {
   if (!specifier.startsWith('./') && !specifier.startsWith('../')) return undefined;
   const target = resolve(dirname(from), specifier);
-  const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.mjs$/, '.mts'), `${target}.ts`, join(target, 'index.ts')];
+  const candidates = [target, target.replace(/\.js$/, '.ts'), target.replace(/\.js$/, '.tsx'), target.replace(/\.mjs$/, '.mts'), `${target}.ts`, join(target, 'index.ts')];
   return candidates.find((path) => existsSync(path) && statSync(path).isFile());
 }
 

@@ -20,10 +20,10 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 /** Folders whose files' exports must be used; generated code is left out. */
-const OWNER_ROOTS = ['proto/src', 'ingest-gateway/src', 'registry-service/src', 'media-service/src', 'deploy/local'];
+const OWNER_ROOTS = ['proto/src', 'ingest-gateway/src', 'ingest-gateway/console/src', 'registry-service/src', 'media-service/src', 'deploy/local'];
 const GENERATED = /\/proto\/src\/contract\/gen\//;
 const SKIPPED_DIRS = new Set(['node_modules', 'dist', '.git']);
-const SOURCE = /\.(?:ts|mts|js|mjs)$/;
+const SOURCE = /\.(?:ts|tsx|mts|js|mjs)$/;
 const ALL = '*';
 
 function sourceFiles(dir) {
@@ -54,7 +54,7 @@ const isFile = (path) => existsSync(path) && statSync(path).isFile();
 
 /** The source file of `path`: itself, its .ts twin, or for `…/dist/…` the file it is built from. */
 function fromBuildOutput(path) {
-  const twins = (p) => [p, p.replace(/\.js$/, '.ts'), p.replace(/\.mjs$/, '.mts'), `${p}.ts`, join(p, 'index.ts')];
+  const twins = (p) => [p, p.replace(/\.js$/, '.ts'), p.replace(/\.js$/, '.tsx'), p.replace(/\.mjs$/, '.mts'), `${p}.ts`, join(p, 'index.ts')];
   const candidates = twins(path);
   if (path.includes('/dist/')) {
     for (const swap of ['/src/', '/']) candidates.push(...twins(path.replace(/\/dist\/(?:src\/)?/, swap)));

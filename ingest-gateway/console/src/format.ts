@@ -1,0 +1,57 @@
+import type { PolicyJson, TokenJson } from './model.js';
+
+/** An RFC 3339 instant as "2026-11-26 19:40:01 UTC" (the API answers UTC); null as "never". */
+export function timeText(value: string | null, none = 'never'): string {
+  if (value === null) return none;
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2}:\d{2})/.exec(value);
+  return match ? `${match[1]} ${match[2]} UTC` : value;
+}
+
+/** A datetime-local value ("2026-11-26T19:40", read as UTC) as RFC 3339; '' stays ''. */
+export function utcInstant(local: string): string {
+  if (local === '') return '';
+  return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) ? `${local}:00Z` : `${local}Z`;
+}
+
+/** An RFC 3339 instant as a datetime-local value in UTC (the form's "Expires at"). */
+export function localValue(value: string | null): string {
+  return value === null ? '' : value.slice(0, 16);
+}
+
+const KIND_WORDS: Record<string, string> = { devices: 'devices', objects: 'objects', event_types: 'event types' };
+
+/** A token policy in words, for the table: what it restricts, "no restriction" for `{}`. */
+export function policyText(policy: PolicyJson): string {
+  const parts: string[] = [];
+  if (policy.may_create !== undefined) {
+    parts.push(policy.may_create.length === 0 ? 'creates nothing' : `creates ${policy.may_create.map((k) => KIND_WORDS[k] ?? k).join(', ')}`);
+  }
+  if (policy.domains !== undefined) parts.push(policy.domains.length === 0 ? 'no domain' : `domains ${policy.domains.join(', ')}`);
+  if (policy.max_devices !== undefined) parts.push(`at most ${policy.max_devices} devices`);
+  if (policy.max_objects !== undefined) parts.push(`at most ${policy.max_objects} objects`);
+  if (policy.rate !== undefined) parts.push(`${policy.rate.per_second} events/s (burst ${policy.rate.burst})`);
+  return parts.length === 0 ? 'no restriction' : parts.join('; ');
+}
+
+/** A token's state in words: revoked, expired, the bootstrap token, or active. */
+export function statusText(token: TokenJson, now = Date.now()): string {
+  if (token.revoked_at !== null) return `revoked ${timeText(token.revoked_at)}`;
+  if (token.expires_at !== null && Date.parse(token.expires_at) <= now) return 'expired';
+  return token.read_only ? 'active (bootstrap, read-only)' : 'active';
+}
+
+/** Who created a record: the token's name when the console knows it, else its id; null: no token. */
+export function creatorText(tokenId: string | null, names: ReadonlyMap<string, string>): string {
+  if (tokenId === null) return 'no token';
+  return names.get(tokenId) ?? tokenId;
+}
+
+/** An event's rel ("/objects/{percent-encoded full id}") as the object's full id. */
+export function objectOf(rel: string): string {
+  const id = rel.replace(/^\/objects\//, '');
+  try {
+    return decodeURIComponent(id);
+  } catch {
+    return id;
+  }
+}

@@ -1,0 +1,118 @@
+/**
+ * The console for every user: axe-core finds no serious or critical violation on any screen at
+ * 1280×800 and on a 390-wide phone; a keyboard alone signs in and reaches every screen with its
+ * focus drawn. The 1280×800 pass also writes the README's screenshots
+ * (ingest-gateway/console/screenshots/*.png), so they show the console as it is.
+ */
+import { mkdirSync } from 'node:fs';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumPath, launchChromium } from '../support/browser.js';
+import { tempDir } from '../support/servers.js';
+import { REPO_ROOT, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { ADMIN_TOKEN, goTo, openConsole, signIn, type ConsolePage } from './console-page.js';
+import { axeViolations, focused, postShowcase } from './showcase.js';
+
+const NO_BROWSER = chromiumPath() === undefined;
+const SCREENSHOTS = `${REPO_ROOT}ingest-gateway/console/screenshots`;
+const SCREENS = ['Events', 'Devices', 'Objects', 'Event types', 'Tokens'] as const;
+const fileOf = (name: string) => `${SCREENSHOTS}/${name.toLowerCase().replace(' ', '-')}.png`;
+
+const dir = tempDir('console-a11y');
+let stack: Stack;
+let browser: Browser;
+const opened: ConsolePage[] = [];
+
+beforeAll(async () => {
+  if (NO_BROWSER) return;
+  stack = await startStack({ dataDir: dir.path, env: { ADMIN_TOKEN } });
+  await postShowcase(stack);
+  browser = await launchChromium();
+  mkdirSync(SCREENSHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+  await stopAllStacks();
+  dir.remove();
+});
+
+/** Shows what each screen is for: a first event's details, the new-token form. */
+async function fillScreen(page: Page, name: (typeof SCREENS)[number]): Promise<void> {
+  if (name === 'Events') {
+    const camera = page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: 'acme.camera.video' }).first();
+    await camera.getByRole('button', { name: /^Details / }).click();
+    await page.getByRole('region', { name: 'Event details' }).getByRole('img', { name: 'Stored image 1' }).waitFor();
+    await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Live/);
+  } else if (name === 'Tokens') {
+    await page.getByRole('table', { name: 'Tokens' }).getByRole('cell', { name: 'vendor-x', exact: true }).waitFor();
+  } else {
+    await page.getByRole('table', { name }).locator('tbody tr td').first().filter({ hasNotText: 'Loading' }).waitFor();
+  }
+}
+
+describe.skipIf(NO_BROWSER)('settings console accessibility', () => {
+  for (const viewport of [
+    { width: 1280, height: 800 },
+    { width: 390, height: 844 },
+  ]) {
+    it(`has no serious or critical axe violation on any screen at ${viewport.width}×${viewport.height}`, async () => {
+      const view = await openConsole(browser, stack, viewport);
+      opened.push(view);
+      const { page } = view;
+      const found: string[] = [];
+      const check = async (screen: string) => found.push(...(await axeViolations(page)).map((v) => `${screen}: ${v}`));
+      await page.getByLabel('Admin token').waitFor();
+      await check('Sign-in');
+      if (viewport.width === 1280) await page.screenshot({ path: fileOf('sign-in') });
+      await signIn(page);
+      for (const name of SCREENS) {
+        await goTo(page, name);
+        await fillScreen(page, name);
+        await check(name);
+        if (viewport.width === 1280) await page.evaluate('window.scrollTo(0, 0)');
+        if (viewport.width === 1280) await page.screenshot({ path: fileOf(name) });
+      }
+      await page.getByRole('button', { name: 'New token' }).click();
+      await check('Tokens, new token form');
+      expect(found).toEqual([]);
+      expect(view.problems()).toEqual([]);
+      await view.context.close();
+    });
+  }
+
+  it('signs in and reaches every screen by keyboard alone, with the focus drawn', async () => {
+    const view = await openConsole(browser, stack);
+    const { page } = view;
+    await page.keyboard.press('Tab');
+    expect(await focused(page)).toMatchObject({ tag: 'input', name: 'Admin token' });
+    await page.keyboard.type(ADMIN_TOKEN);
+    await page.keyboard.press('Enter');
+    await page.getByRole('button', { name: 'Sign out' }).waitFor();
+    for (const name of SCREENS) {
+      let at = await focused(page);
+      for (let presses = 0; !(at.tag === 'a' && at.name === name) && presses < 40; presses++) {
+        await page.keyboard.press('Tab');
+        at = await focused(page);
+      }
+      expect(at).toMatchObject({ tag: 'a', name });
+      expect(at.outline).not.toBe('none');
+      expect(parseFloat(at.outline)).toBeGreaterThanOrEqual(2);
+      await page.keyboard.press('Enter');
+      await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
+    }
+    // An event's details, by keyboard: its "Details" button, then the focus moves to the details.
+    await page.getByRole('link', { name: 'Events', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('table', { name: 'Events' }).getByRole('button', { name: /^Details / }).first().waitFor();
+    let at = await focused(page);
+    for (let presses = 0; !at.name.startsWith('Details ') && presses < 40; presses++) {
+      await page.keyboard.press('Tab');
+      at = await focused(page);
+    }
+    expect(at.outline).not.toBe('none');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.evaluate('document.activeElement.getAttribute("aria-label")')).toBe('Event details');
+    expect(view.problems()).toEqual([]);
+    await view.context.close();
+  });
+});
