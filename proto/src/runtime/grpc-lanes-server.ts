@@ -2,6 +2,7 @@ import type { handleBidiStreamingCall } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { acceptedRequestId, contextOf, type CallContext } from './call-context.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
+import type { LaneLimits } from './lane-limits.js';
 import { toStatusObject } from '../contract/grpc-errors.js';
 import { assertUtf8Request } from '../contract/strict-utf8.js';
 
@@ -32,12 +33,34 @@ function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
  * took is answered; messages arriving after that are never handled, so a caller left without an
  * answer knows its request was not processed.
  */
-export function laneHandler(logger: Logger, service: string, method: string, handler: MessageHandler, closing?: AbortSignal): handleBidiStreamingCall<unknown, unknown> {
+export function laneHandler(logger: Logger, service: string, method: string, handler: MessageHandler, options: { closing?: AbortSignal; limits: LaneLimits }): handleBidiStreamingCall<unknown, unknown> {
+  const { closing, limits } = options;
   return (call) => {
     const { ctx, settled } = contextOf(call);
     let ended = false;
     let callerDone = false;
     let handling = 0;
+    // Input stops while the lane or its connection handles its bound of messages, or an answer waits
+    // for the caller to read: a caller that writes and never reads fills its own buffers, not ours.
+    const conn = limits.join(call.getPeer());
+    let paused = false;
+    let undrained = false;
+    const full = () => handling >= limits.laneMessages || conn.inFlight >= limits.connectionMessages || undrained;
+    const check = () => {
+      if (!ended && full() !== paused) {
+        paused = !paused;
+        if (paused) call.pause();
+        else call.resume();
+      }
+    };
+    const unwatch = conn.onSettled(check);
+    let left = false;
+    const leave = () => {
+      if (left) return;
+      left = true;
+      unwatch();
+      conn.leave();
+    };
     // Answers leave in request order: each waits for the one before it.
     let answered: Promise<void> = Promise.resolve();
 
@@ -45,6 +68,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
       if (ended) return;
       ended = true;
       settled();
+      leave();
       closing?.removeEventListener('abort', endWhenIdle);
       // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
       if (err === undefined) call.end();
@@ -57,6 +81,8 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     call.on('data', (request: unknown) => {
       if (ended || closing?.aborted) return;
       handling++;
+      conn.took();
+      check();
       const messageCtx = contextOfMessage(request, ctx);
       const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: messageCtx.requestId };
       const result = Promise.resolve().then(() => {
@@ -68,7 +94,13 @@ export function laneHandler(logger: Logger, service: string, method: string, han
         .then(
           (response) => {
             logCall(logger, entry, undefined);
-            if (!ended) call.write(response);
+            if (ended || call.write(response)) return;
+            undrained = true;
+            check();
+            call.once('drain', () => {
+              undrained = false;
+              check();
+            });
           },
           (err: unknown) => {
             logCall(logger, entry, err);
@@ -77,6 +109,8 @@ export function laneHandler(logger: Logger, service: string, method: string, han
         )
         .finally(() => {
           handling--;
+          conn.settled();
+          check();
           endWhenIdle();
         });
     });
@@ -87,6 +121,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     // The caller cancelled or the connection went: nothing more can be answered.
     ctx.signal.addEventListener('abort', () => {
       ended = true;
+      leave();
       closing?.removeEventListener('abort', endWhenIdle);
     }, { once: true });
     if (closing?.aborted) end();

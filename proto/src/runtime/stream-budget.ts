@@ -1,0 +1,112 @@
+/** Bytes a server stream may hold that its client has not taken yet (written, not flushed to HTTP/2). */
+export const STREAM_HELD_BYTES = 4 * 1024 * 1024;
+/** The same for every server stream of a process together: what non-reading clients cost it at most. */
+export const PROCESS_HELD_BYTES = 64 * 1024 * 1024;
+
+/** What a stream may do with its next message. */
+type Verdict = 'take' | 'wait' | 'cut';
+
+/** One stream's part of the budget. */
+export interface StreamShare {
+  /** Bytes this stream holds now. */
+  readonly held: number;
+  /**
+   * Counts a message of `bytes` when it fits; 'wait' while its own client has yet to take what it
+   * holds, or while the process is at its bound and this stream holds nothing; 'cut' when the
+   * process is at its bound and this stream holds more than its even share of it.
+   */
+  take(bytes: number): Verdict;
+  /** Its client took `bytes` of what it held. */
+  release(bytes: number): void;
+  /** Resolves true at the next release of any stream, false after `ms` or once `signal` aborts. */
+  released(signal: AbortSignal, ms: number): Promise<boolean>;
+  /** The stream ended: what it held no longer counts. */
+  close(): void;
+}
+
+/** Bytes held by server streams, per stream and per process. */
+export interface StreamBudget {
+  /** Bytes every open stream holds together. */
+  readonly held: number;
+  /** Streams open now. */
+  readonly streams: number;
+  open(): StreamShare;
+}
+
+/** Limits of a budget (defaults: STREAM_HELD_BYTES and PROCESS_HELD_BYTES). */
+interface BudgetOptions {
+  streamBytes?: number;
+  totalBytes?: number;
+}
+
+/**
+ * Accounts each message by its encoded size from the write until its client took it, so what a
+ * process keeps for clients that stop reading is bounded by bytes, not messages (a message may be
+ * 16 MiB). A single message larger than the stream's bound still goes, alone.
+ */
+export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
+  const streamBytes = options.streamBytes ?? STREAM_HELD_BYTES;
+  const totalBytes = options.totalBytes ?? PROCESS_HELD_BYTES;
+  let held = 0;
+  let streams = 0;
+  const waiters = new Set<() => void>();
+  const wake = () => {
+    for (const waiter of [...waiters]) waiter();
+  };
+  return {
+    get held() {
+      return held;
+    },
+    get streams() {
+      return streams;
+    },
+    open() {
+      let own = 0;
+      let open = true;
+      streams++;
+      return {
+        get held() {
+          return own;
+        },
+        take(bytes) {
+          if (own > 0 && own + bytes > streamBytes) return 'wait';
+          if (held > 0 && held + bytes > totalBytes) return own > totalBytes / Math.max(streams, 1) ? 'cut' : 'wait';
+          own += bytes;
+          held += bytes;
+          return 'take';
+        },
+        release(bytes) {
+          if (!open) return;
+          const gone = Math.min(bytes, own);
+          own -= gone;
+          held -= gone;
+          wake();
+        },
+        released(signal, ms) {
+          if (signal.aborted) return Promise.resolve(false);
+          return new Promise((resolve) => {
+            const done = (value: boolean) => {
+              clearTimeout(timer);
+              waiters.delete(onRelease);
+              signal.removeEventListener('abort', onAbort);
+              resolve(value);
+            };
+            const onRelease = () => done(true);
+            const onAbort = () => done(false);
+            const timer = setTimeout(onAbort, Math.max(ms, 0));
+            waiters.add(onRelease);
+            signal.addEventListener('abort', onAbort, { once: true });
+          });
+        },
+        close() {
+          if (!open) return;
+          open = false;
+          streams--;
+          held -= own;
+          own = 0;
+          wake();
+        },
+      };
+    },
+  };
+}
