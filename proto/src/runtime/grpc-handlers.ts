@@ -119,12 +119,37 @@ function unary(logger: Logger, service: string, method: string, handler: Handler
   };
 }
 
+/** How long the status of a stream ended while its client holds data back may wait for it to read. */
+const CUT_GRACE_MS = 30_000;
+
+/**
+ * After a stream ended in error: its status waits behind the data its client has not taken, for
+ * ever if the client stopped reading. That data stays counted until the HTTP/2 stream closes; the
+ * stream is reset (ENHANCE_YOUR_CALM, which grpc-js clients read as RESOURCE_EXHAUSTED) when another
+ * stream needs the room, or after CUT_GRACE_MS. False when nothing is held (the share can close).
+ */
+function holdUntilTaken(call: ServerWritableStream<unknown, unknown>, share: StreamShare): boolean {
+  const stream = share.held > 0 ? http2StreamOf(call) : undefined;
+  if (!stream || stream.closed) return false;
+  const reset = () => {
+    if (!stream.closed) stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+  };
+  const timer = setTimeout(reset, CUT_GRACE_MS).unref();
+  stream.once('close', () => {
+    clearTimeout(timer);
+    share.close();
+  });
+  share.cut(reset);
+  return true;
+}
+
 function serverStreaming(logger: Logger, service: string, method: MethodDefinition<unknown, unknown>, handler: Handler, options: HandlerOptions & { streamBudget: StreamBudget }): handleServerStreamingCall<unknown, unknown> {
   const name = method.path.split('/').pop() ?? method.path;
   return (call) => {
     const { ctx, settled } = contextOf(call);
     const entry: CallLogEntry = { service, method: name, started: process.hrtime.bigint(), requestId: ctx.requestId };
     const share = options.streamBudget.open();
+    let kept = false;
     void (async () => {
       try {
         assertUtf8Request(call.request);
@@ -146,11 +171,9 @@ function serverStreaming(logger: Logger, service: string, method: MethodDefiniti
         logCall(logger, entry, err);
         // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
         call.emit('error', toStatusObject(err));
-        // That status waits behind the data the client has not taken, for ever if it stopped reading:
-        // reset the stream (ENHANCE_YOUR_CALM, which grpc-js clients read as RESOURCE_EXHAUSTED) to free it.
-        if (share.held > 0) http2StreamOf(call)?.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+        kept = holdUntilTaken(call, share);
       } finally {
-        share.close();
+        if (!kept) share.close();
       }
     })();
   };

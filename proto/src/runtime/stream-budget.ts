@@ -20,6 +20,11 @@ export interface StreamShare {
   release(bytes: number): void;
   /** Resolves true at the next release of any stream, false after `ms` or once `signal` aborts. */
   released(signal: AbortSignal, ms: number): Promise<boolean>;
+  /**
+   * The stream was ended but what it holds waits for its client; `reset` drops it. Called when
+   * another stream needs room, so a client that reads again soon still gets the status.
+   */
+  cut(reset: () => void): void;
   /** The stream ended: what it held no longer counts. */
   close(): void;
 }
@@ -50,6 +55,14 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
   let held = 0;
   let streams = 0;
   const waiters = new Set<() => void>();
+  // Streams ended while they still hold bytes: reset when the process needs the room.
+  const cut = new Map<object, () => void>();
+  const reclaim = () => {
+    for (const [share, reset] of [...cut]) {
+      cut.delete(share);
+      reset();
+    }
+  };
   const wake = () => {
     for (const waiter of [...waiters]) waiter();
   };
@@ -64,13 +77,16 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
       let own = 0;
       let open = true;
       streams++;
-      return {
+      const share: StreamShare = {
         get held() {
           return own;
         },
         take(bytes) {
           if (own > 0 && own + bytes > streamBytes) return 'wait';
-          if (held > 0 && held + bytes > totalBytes) return own > totalBytes / Math.max(streams, 1) ? 'cut' : 'wait';
+          if (held > 0 && held + bytes > totalBytes) {
+            reclaim();
+            return own > totalBytes / Math.max(streams, 1) ? 'cut' : 'wait';
+          }
           own += bytes;
           held += bytes;
           return 'take';
@@ -98,15 +114,20 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
             signal.addEventListener('abort', onAbort, { once: true });
           });
         },
+        cut(reset) {
+          if (open && own > 0) cut.set(share, reset);
+        },
         close() {
           if (!open) return;
           open = false;
+          cut.delete(share);
           streams--;
           held -= own;
           own = 0;
           wake();
         },
       };
+      return share;
     },
   };
 }
