@@ -92,7 +92,7 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           return 'take';
         },
         release(bytes) {
-          if (!open) return;
+          if (!open || bytes <= 0) return;
           const gone = Math.min(bytes, own);
           own -= gone;
           held -= gone;

@@ -10,6 +10,7 @@ import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { FellBehindError } from '../../watch/chunk-queue.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
 import { WatchHub } from '../../watch/watch-hub.js';
+import { createSseBudget, createSseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
 import { checkListScope, readScopeOf } from '../../tokens/read-scope.js';
 
@@ -26,6 +27,11 @@ interface StreamDeps {
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
 const STREAM_STALL_MS = 30_000;
 
+/** What a wait for room that timed out throws: handled as a client that stopped reading. */
+function stallError(): Error {
+  return Object.assign(new Error('no room for the stream within its stall limit'), { name: 'AbortError' });
+}
+
 /** The registry names its own field (after_cursor): name the one this request used. */
 function renameCursorField(err: unknown, field: string): unknown {
   if (!(err instanceof AppError) || err.details.field !== 'after_cursor') return err;
@@ -37,11 +43,13 @@ function renameCursorField(err: unknown, field: string): unknown {
  * The registry's first message is awaited before answering, so a bad parameter or cursor is still
  * a 400 `{"error"}`; after that the response streams until the client leaves or the gateway shuts
  * down, or its access ends (then an `unauthorized` frame says why). Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
- * STREAM_LAG_BYTES behind, or reads nothing for STREAM_STALL_MS, is ended and resumes from its last id.
+ * STREAM_LAG_BYTES behind, reads nothing for STREAM_STALL_MS, or holds more than its share of the
+ * gateway's SSE bytes when they reach their bound (sse-room.ts), is ended and resumes from its last id.
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, access, logger, draining } = deps;
   const hub = new WatchHub({ registry });
+  const budget = createSseBudget();
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
@@ -71,10 +79,20 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     const out = new PassThrough();
     ctx.body = out;
+    const room = createSseRoom(budget, out, ctx.res);
+    const cutOff = () => ctx.req.socket.destroy();
     void (async () => {
       try {
         out.write(': connected\n\n');
         for await (const chunk of chunks) {
+          const verdict = await room.room(chunk.length, stop.signal, STREAM_STALL_MS);
+          if (verdict === 'gone') return;
+          if (verdict === 'stalled') throw stallError();
+          if (verdict === 'cut') {
+            // Ends after its last complete frame: Last-Event-ID resumes where it stopped.
+            logger.info({ requestId }, 'event stream client held more than its share of the gateway\'s stream memory; ended, it resumes from its last id');
+            return;
+          }
           if (!out.write(chunk)) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
         }
       } catch (err) {
@@ -92,6 +110,7 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
         stop.abort();
         if (lost !== undefined) logger.info({ requestId, reason: lost }, 'event stream ended: its access ended');
         out.end(lost === undefined ? undefined : unauthorizedFrame(lost));
+        room.close(cutOff, STREAM_STALL_MS);
       }
     })();
   });
