@@ -146,6 +146,17 @@ function readiness(base) {
   return { stop: () => ((stopped = true), Math.round(slowest)) };
 }
 
+/** Heap used, heap total and external memory (MiB) of each service, from its /metrics (prom-client's default metrics). */
+async function heaps(metricsUrls) {
+  const figures = {};
+  for (const [role, url] of Object.entries(metricsUrls)) {
+    const text = await fetch(url).then((res) => res.text(), () => '');
+    const value = (name) => Math.round(Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN) / 1048576);
+    figures[role] = { heapUsedMiB: value('nodejs_heap_size_used_bytes'), heapTotalMiB: value('nodejs_heap_size_total_bytes'), externalMiB: value('nodejs_external_memory_bytes') };
+  }
+  return figures;
+}
+
 function summary(samples, roles) {
   const at = (phase) => samples.filter((s) => s.phase === phase);
   const rows = {};
@@ -172,6 +183,7 @@ async function main() {
     for (let n = 0; n < events; n++) await post(stack.url, bigEvent(n));
     await sleep(5000);
     const roles = Object.keys(stack.services);
+    const heapsBefore = await heaps(stack.metricsUrls);
     const rss = sampler(stack.services);
     await sleep(2000);
     const ready = readiness(stack.base);
@@ -190,7 +202,8 @@ async function main() {
     log(`closed; sampling ${afterS} s more`);
     await sleep(afterS * 1000);
     rss.stop();
-    const report = { root, clients, events, holdS, afterS, slowestReadyMs, endedByServer: ended, rss: summary(rss.samples, roles) };
+    const heapsAfter = await heaps(stack.metricsUrls);
+    const report = { root, clients, events, holdS, afterS, slowestReadyMs, endedByServer: ended, rss: summary(rss.samples, roles), heapsBefore, heapsAfter };
     console.log(JSON.stringify(report, null, 2));
     if (cli.json) writeFileSync(cli.json, JSON.stringify({ ...report, samples: rss.samples }, null, 1));
   } finally {

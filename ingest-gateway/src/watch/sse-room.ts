@@ -18,6 +18,8 @@ export interface SseRoom {
    * `maxWaitMs`), or 'gone' (`signal` aborted).
    */
   room(bytes: number, signal: AbortSignal, maxWaitMs: number): Promise<'take' | 'cut' | 'stalled' | 'gone'>;
+  /** Waits until the client took what it was sent, down to SSE_STREAM_HELD_BYTES: 'stalled' after `maxWaitMs`. */
+  caughtUp(signal: AbortSignal, maxWaitMs: number): Promise<'ok' | 'stalled'>;
   /** The response ended: what it still holds counts until it closes, and the socket goes when another needs the room or after `graceMs`. */
   close(destroy: () => void, graceMs: number): void;
 }
@@ -37,7 +39,17 @@ export function createSseRoom(budget: StreamBudget, out: PassThrough, res: Serve
         refresh();
         const verdict = share.take(bytes);
         if (verdict !== 'wait') return verdict;
+        // Nothing of its own held back, and no room: waiting would keep its chunk uncounted, so it ends (and resumes).
+        if (share.held === 0) return 'cut';
         if (!(await share.released(signal, deadline - Date.now()))) return signal.aborted ? 'gone' : 'stalled';
+      }
+    },
+    async caughtUp(signal, maxWaitMs) {
+      const deadline = Date.now() + maxWaitMs;
+      for (;;) {
+        refresh();
+        if (share.held < SSE_STREAM_HELD_BYTES || signal.aborted) return 'ok';
+        if (!(await share.released(signal, deadline - Date.now())) && !signal.aborted) return 'stalled';
       }
     },
     close(destroy, graceMs) {

@@ -101,20 +101,20 @@ type StreamMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partia
  * `settings.signal` aborts (the consumer went away) the call is cancelled and iteration just ends.
  */
 /**
- * A grpc-js response stream is an object-mode Readable, which reads 16 messages ahead of its
+ * A grpc-js response stream is an object-mode Readable, which decodes 16 messages ahead of its
  * consumer whatever their size: with 4 MiB Watch messages that is 64 MiB per stream the consumer has
- * not asked for. One message ahead keeps a consumer fed, and leaves the rest to HTTP/2 flow
- * control (its window). Node reads the mark from the stream's state at each read; grpc-js has no
- * option for it.
+ * not asked for, times every stream of a resume storm. A message is decoded when the consumer asks
+ * for it; until then the bytes wait in HTTP/2 flow control (its windows bound them per connection).
+ * Node reads the mark from the stream's state at each read; grpc-js has no option for it.
  */
-function readOneAhead(stream: object): void {
+function readOnDemand(stream: object): void {
   const state = (stream as { _readableState?: { highWaterMark?: unknown } })._readableState;
-  if (state && typeof state.highWaterMark === 'number') state.highWaterMark = 1;
+  if (state && typeof state.highWaterMark === 'number') state.highWaterMark = 0;
 }
 
 export async function* callStream<Req, Res>(method: StreamMethod<Req, Res>, request: Req, settings: CallSettings): AsyncGenerator<Res> {
   const stream = method(request, metadataOf(settings), { deadline: Date.now() + settings.deadlineMs });
-  readOneAhead(stream);
+  readOnDemand(stream);
   const cancel = () => stream.cancel();
   settings.signal?.addEventListener('abort', cancel, { once: true });
   try {

@@ -155,12 +155,20 @@ function serverStreaming(logger: Logger, service: string, method: MethodDefiniti
         assertUtf8Request(call.request);
         for await (const message of handler(call.request, ctx) as AsyncIterable<unknown>) {
           if (ctx.signal.aborted) return;
-          // Serialized here (the served definition passes the bytes through) to count what the stream holds by its size.
-          const bytes = method.responseSerialize(message);
-          await reserve(share, bytes.length, ctx.signal, options.maxStreamStallMs);
+          // Serialized here (the served definition passes the bytes through) to count what the stream holds by its size;
+          // a stream that must wait for room lets its bytes go meanwhile and serializes again.
+          let bytes: Buffer | undefined = method.responseSerialize(message);
+          if (share.take(bytes.length) !== 'take') {
+            const size = bytes.length;
+            bytes = undefined;
+            await reserve(share, size, ctx.signal, options.maxStreamStallMs);
+            if (ctx.signal.aborted) return;
+            bytes = method.responseSerialize(message);
+          }
           if (ctx.signal.aborted) return;
           // Held until HTTP/2 took the message, which a client that stopped reading never lets happen.
-          const written = call.write(bytes, () => share.release(bytes.length));
+          const size = bytes.length;
+          const written = call.write(bytes, () => share.release(size));
           if (!written) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
         }
         settled();

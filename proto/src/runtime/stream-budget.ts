@@ -1,3 +1,5 @@
+import { collectGarbage } from './memory-return.js';
+
 /** Bytes a server stream may hold that its client has not taken yet (written, not flushed to HTTP/2). */
 export const STREAM_HELD_BYTES = 4 * 1024 * 1024;
 /** The same for every server stream of a process together: what non-reading clients cost it at most. */
@@ -42,7 +44,16 @@ export interface StreamBudget {
 interface BudgetOptions {
   streamBytes?: number;
   totalBytes?: number;
+  /**
+   * Called once the streams held at least RETURN_AFTER_BYTES and then nothing for RETURN_DELAY_MS
+   * (default: a full garbage collection, memory-return.ts).
+   */
+  onQuiet?: () => void;
 }
+
+/** What streams must have held before their going is worth a collection, and the quiet before it. */
+export const RETURN_AFTER_BYTES = 16 * 1024 * 1024;
+export const RETURN_DELAY_MS = 5000;
 
 /**
  * Accounts each message by its encoded size from the write until its client took it, so what a
@@ -54,6 +65,22 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
   const totalBytes = options.totalBytes ?? PROCESS_HELD_BYTES;
   let held = 0;
   let streams = 0;
+  const onQuiet = options.onQuiet ?? collectGarbage;
+  // The most held since the last quiet: a storm of clients that stopped reading leaves its buffers
+  // as garbage, which an idle process would keep (no allocation, no collection) long after they went.
+  let peak = 0;
+  let quiet: NodeJS.Timeout | undefined;
+  const settle = () => {
+    clearTimeout(quiet);
+    quiet = undefined;
+    if (held > 0 || peak < RETURN_AFTER_BYTES) return;
+    quiet = setTimeout(() => {
+      quiet = undefined;
+      if (held > 0) return;
+      peak = 0;
+      onQuiet();
+    }, RETURN_DELAY_MS).unref();
+  };
   const waiters = new Set<() => void>();
   // Streams ended while they still hold bytes: reset when the process needs the room.
   const cut = new Map<object, () => void>();
@@ -89,6 +116,7 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           }
           own += bytes;
           held += bytes;
+          if (held > peak) peak = held;
           return 'take';
         },
         release(bytes) {
@@ -96,6 +124,7 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           const gone = Math.min(bytes, own);
           own -= gone;
           held -= gone;
+          settle();
           wake();
         },
         released(signal, ms) {
@@ -124,6 +153,7 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           streams--;
           held -= own;
           own = 0;
+          settle();
           wake();
         },
       };

@@ -10,7 +10,7 @@ import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { FellBehindError } from '../../watch/chunk-queue.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
 import { WatchHub } from '../../watch/watch-hub.js';
-import { createSseBudget, createSseRoom } from '../../watch/sse-room.js';
+import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
 import { checkListScope, readScopeOf } from '../../tokens/read-scope.js';
 
@@ -30,6 +30,29 @@ const STREAM_STALL_MS = 30_000;
 /** What a wait for room that timed out throws: handled as a client that stopped reading. */
 function stallError(): Error {
   return Object.assign(new Error('no room for the stream within its stall limit'), { name: 'AbortError' });
+}
+
+/**
+ * Writes the chunks to the response: the next one is asked for (a catch-up stream then reads and
+ * renders a registry message for this client alone) only once the client took what it was sent,
+ * and written once the gateway's SSE budget has room for it. Throws an AbortError when the client
+ * stalls; 'cut' when it must end to make room, 'end' otherwise.
+ */
+async function writeChunks(chunks: AsyncIterableIterator<Buffer>, out: PassThrough, room: SseRoom, signal: AbortSignal): Promise<'end' | 'cut'> {
+  try {
+    for (;;) {
+      if ((await room.caughtUp(signal, STREAM_STALL_MS)) === 'stalled') throw stallError();
+      const next = await chunks.next();
+      if (next.done || signal.aborted) return 'end';
+      const verdict = await room.room(next.value.length, signal, STREAM_STALL_MS);
+      if (verdict === 'gone') return 'end';
+      if (verdict === 'stalled') throw stallError();
+      if (verdict === 'cut') return 'cut';
+      if (!out.write(next.value)) await once(out, 'drain', { signal: AbortSignal.any([signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+    }
+  } finally {
+    await chunks.return?.();
+  }
 }
 
 /** The registry names its own field (after_cursor): name the one this request used. */
@@ -84,16 +107,9 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     void (async () => {
       try {
         out.write(': connected\n\n');
-        for await (const chunk of chunks) {
-          const verdict = await room.room(chunk.length, stop.signal, STREAM_STALL_MS);
-          if (verdict === 'gone') return;
-          if (verdict === 'stalled') throw stallError();
-          if (verdict === 'cut') {
-            // Ends after its last complete frame: Last-Event-ID resumes where it stopped.
-            logger.info({ requestId }, 'event stream client held more than its share of the gateway\'s stream memory; ended, it resumes from its last id');
-            return;
-          }
-          if (!out.write(chunk)) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+        if ((await writeChunks(chunks, out, room, stop.signal)) === 'cut') {
+          // Ends after its last complete frame: Last-Event-ID resumes where it stopped.
+          logger.info({ requestId }, 'event stream client held more than its share of the gateway\'s stream memory; ended, it resumes from its last id');
         }
       } catch (err) {
         if (stop.signal.aborted) return;

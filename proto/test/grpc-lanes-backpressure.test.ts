@@ -1,0 +1,85 @@
+/**
+ * A lane's caller that writes and never reads: the server stops taking its messages at the lane's
+ * bound and at its connection's (lane-limits.ts), and while an answer waits for the caller to read,
+ * rather than handling and buffering everything it is sent. Real grpc-js server and client; the
+ * server's own counts say how much it took.
+ */
+import type { ClientDuplexStream } from '@grpc/grpc-js';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { AppError, registry } from '../src/contract/index.js';
+import { createGrpcClient, createGrpcServer, pollUntil, type AsyncServiceImpl, type GrpcServer } from '../src/runtime/index.js';
+
+type Impl = AsyncServiceImpl<registry.RegistryServiceServer>;
+type Lane = ClientDuplexStream<registry.RecordEventsStreamRequest, registry.RecordEventsStreamResponse>;
+
+const running: Array<{ server: GrpcServer; client: registry.RegistryServiceClient }> = [];
+afterEach(async () => {
+  for (const { server, client } of running.splice(0)) {
+    client.close();
+    await server.shutdown(500);
+  }
+});
+
+/** A batch of about 16 KB (one request id that long): the issue's messages. */
+const batch = (n: number): registry.RecordEventsStreamRequest => ({ batch: { events: [], requestIds: [`${n}-`.padEnd(16_000, 'x')] } });
+
+/** A server whose lane runs `answer` for each message, counting the messages it was handed. */
+async function start(answer: (n: number) => Promise<registry.RecordEventsResponse>, limits: { laneMessages?: number; connectionMessages?: number } = {}) {
+  let handled = 0;
+  const refuse = async () => {
+    throw new AppError('UNIMPLEMENTED', 'not in this test');
+  };
+  const impl = Object.fromEntries(Object.keys(registry.RegistryServiceService).map((name) => [name, refuse])) as unknown as Impl;
+  impl.recordEventsStream = async () => ({ batch: await answer(++handled) });
+  const server = createGrpcServer({ logger: pino({ level: 'silent' }), ...limits });
+  server.addService<registry.RegistryServiceServer>(registry.RegistryServiceService, impl);
+  const port = await server.listen('127.0.0.1:0');
+  const client = createGrpcClient(registry.RegistryServiceClient, `127.0.0.1:${port}`);
+  running.push({ server, client });
+  return { server, client, handled: () => handled };
+}
+
+/** Writes `count` batches on a lane that never reads its answers; resolves once its writes stopped moving (the server took all it will). */
+async function writeWithoutReading(lane: Lane, count: number): Promise<void> {
+  lane.pause();
+  for (let n = 0; n < count; n++) lane.write(batch(n));
+  // Backed up: messages wait in the caller's own buffer, the same number at five polls in a row.
+  let last = -1;
+  let same = 0;
+  await pollUntil('the lane\'s writes back up', async () => {
+    const queued = lane.writableLength;
+    same = queued > 0 && queued === last ? same + 1 : 0;
+    last = queued;
+    return same >= 5;
+  }, { timeoutMs: 20_000, intervalMs: 50 });
+}
+
+describe('lanes whose caller writes and never reads', () => {
+  it('stops taking messages at the lane bound while they are being handled', async () => {
+    const { client, handled, server } = await start(() => new Promise(() => {}), { laneMessages: 8 });
+    const lane = client.recordEventsStream();
+    await writeWithoutReading(lane, 400);
+    expect(handled()).toBe(8);
+    expect(server.laneLimits.connectionMessages).toBeGreaterThanOrEqual(8);
+    lane.cancel();
+  });
+
+  it('stops at the connection bound across its lanes', async () => {
+    const { client, handled } = await start(() => new Promise(() => {}), { laneMessages: 8, connectionMessages: 10 });
+    const lanes = [client.recordEventsStream(), client.recordEventsStream()];
+    await Promise.all(lanes.map((lane) => writeWithoutReading(lane, 200)));
+    expect(handled()).toBe(10);
+    for (const lane of lanes) lane.cancel();
+  });
+
+  it('stops taking messages while its answers wait for the caller to read', async () => {
+    const answer = async (n: number): Promise<registry.RecordEventsResponse> => ({ results: [{ error: { code: 3, message: `${n}-`.padEnd(16_000, 'y'), field: '', rule: '' } }] });
+    const { client, handled } = await start(answer);
+    const lane = client.recordEventsStream();
+    await writeWithoutReading(lane, 3000);
+    // What the HTTP/2 windows and grpc-js's own queues hold (a few hundred 16 KB answers), not all 3,000.
+    expect(handled()).toBeLessThan(1000);
+    lane.cancel();
+  });
+});
