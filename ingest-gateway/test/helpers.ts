@@ -48,6 +48,8 @@ export interface GatewayOptions {
   maxImageBytes?: number;
   /** MAX_INFLIGHT_BODY_BYTES (default 32 MiB). */
   maxInflightBodyBytes?: number;
+  /** What SSE responses may hold for their clients (default: the production bounds). */
+  sseBudget?: AppDeps['sseBudget'];
 }
 
 /** Starts the app with fakes on 127.0.0.1:0; logs are captured (not printed) for assertions. */
@@ -85,6 +87,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     limitRate: options.limitRate,
     draining: draining.signal,
     probeDeadlineMs: 200,
+    sseBudget: options.sseBudget,
   };
   const server = createHttpServer(createRequestHandler(deps), { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
   handleClientErrors(server, logger);

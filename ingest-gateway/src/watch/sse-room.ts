@@ -39,8 +39,9 @@ export function createSseRoom(budget: StreamBudget, out: PassThrough, res: Serve
         refresh();
         const verdict = share.take(bytes);
         if (verdict !== 'wait') return verdict;
-        // Nothing of its own held back, and no room: waiting would keep its chunk uncounted, so it ends (and resumes).
-        if (share.held === 0) return 'cut';
+        // No room, and less of its own held back than the chunk in hand: waiting would keep more
+        // uncounted than it holds, for every such client, so it ends (and resumes) instead.
+        if (share.held < bytes) return 'cut';
         if (!(await share.released(signal, deadline - Date.now()))) return signal.aborted ? 'gone' : 'stalled';
       }
     },

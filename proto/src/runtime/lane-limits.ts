@@ -30,9 +30,10 @@ export interface LaneLimits {
 
 export function createLaneLimits(options: { laneMessages?: number; connectionMessages?: number } = {}): LaneLimits {
   const connections = new Map<string, { inFlight: number; lanes: number; checks: Set<() => void> }>();
+  const connectionMessages = options.connectionMessages ?? CONNECTION_MESSAGES;
   return {
     laneMessages: options.laneMessages ?? LANE_MESSAGES,
-    connectionMessages: options.connectionMessages ?? CONNECTION_MESSAGES,
+    connectionMessages,
     inFlight: (peer) => connections.get(peer)?.inFlight ?? 0,
     join(peer) {
       let state = connections.get(peer);
@@ -46,7 +47,11 @@ export function createLaneLimits(options: { laneMessages?: number; connectionMes
         get inFlight() {
           return conn.inFlight;
         },
-        took: () => void conn.inFlight++,
+        took() {
+          conn.inFlight++;
+          // At the bound, every lane of the connection stops taking input, not only the one that reached it.
+          if (conn.inFlight >= connectionMessages) for (const check of [...conn.checks]) check();
+        },
         settled() {
           conn.inFlight--;
           for (const check of [...conn.checks]) check();

@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Router } from '@koa/router';
 import { AppError } from '@dynamic-events/proto';
-import { type Logger } from '@dynamic-events/proto/runtime';
+import { type Logger, type StreamBudget } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../../clients/registry.js';
 import { unauthorizedFrame } from '../../api/sse.js';
 import type { AccessEnd, AccessWatch } from '../../tokens/access-watch.js';
@@ -22,6 +22,8 @@ interface StreamDeps {
   logger: Logger;
   /** Aborted when shutdown starts: every stream ends cleanly and its client reconnects elsewhere. */
   draining: AbortSignal;
+  /** Bytes the responses may hold for their clients (default createSseBudget()). */
+  budget?: StreamBudget;
 }
 
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
@@ -72,7 +74,7 @@ function renameCursorField(err: unknown, field: string): unknown {
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, access, logger, draining } = deps;
   const hub = new WatchHub({ registry });
-  const budget = createSseBudget();
+  const budget = deps.budget ?? createSseBudget();
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
