@@ -116,7 +116,8 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const policyCheck = createPolicyCheck({ pool, policies, known });
   const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), policyCheck);
   const watchEncoding = createWatchEncoding();
-  const definition = { ...registry.RegistryServiceService, watch: { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize } };
+  const watchMethod = { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize, responseBytes: watchEncoding.sizeOf };
+  const definition = { ...registry.RegistryServiceService, watch: watchMethod };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
     createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: watching.watch, logger }),

@@ -119,6 +119,12 @@ function unary(logger: Logger, service: string, method: string, handler: Handler
   };
 }
 
+/**
+ * A server-streaming method may carry `responseBytes`: the size its serializer will give a message,
+ * found without building it, so a stream waiting for room holds no serialized copy meanwhile.
+ */
+type SizedMethod = MethodDefinition<unknown, unknown> & { responseBytes?: (message: unknown) => number };
+
 /** How long the status of a stream ended while its client holds data back may wait for it to read. */
 const CUT_GRACE_MS = 30_000;
 
@@ -157,17 +163,18 @@ function serverStreaming(logger: Logger, service: string, method: MethodDefiniti
           if (ctx.signal.aborted) return;
           // Serialized here (the served definition passes the bytes through) to count what the stream holds by its size;
           // a stream that must wait for room lets its bytes go meanwhile and serializes again.
-          let bytes: Buffer | undefined = method.responseSerialize(message);
-          if (share.take(bytes.length) !== 'take') {
-            const size = bytes.length;
+          // A method that can tell a message's size without serializing it (responseBytes) is counted first.
+          const known = (method as SizedMethod).responseBytes?.(message);
+          let bytes: Buffer | undefined = known === undefined ? method.responseSerialize(message) : undefined;
+          const size = known ?? bytes!.length;
+          if (share.take(size) !== 'take') {
             bytes = undefined;
             await reserve(share, size, ctx.signal, options.maxStreamStallMs);
             if (ctx.signal.aborted) return;
-            bytes = method.responseSerialize(message);
           }
+          bytes ??= method.responseSerialize(message);
           if (ctx.signal.aborted) return;
           // Held until HTTP/2 took the message, which a client that stopped reading never lets happen.
-          const size = bytes.length;
           const written = call.write(bytes, () => share.release(size));
           if (!written) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
         }
