@@ -72,6 +72,8 @@ interface ServerDeps {
   watchRetentionSeconds?: number;
   /** Estimated bytes a ListEvents page holds at most (default LIST_PAGE_MAX_BYTES); tests make it small. */
   listPageMaxBytes?: number;
+  /** Bytes Watch streams may hold for their clients, all together (default PROCESS_HELD_BYTES); tests make it small. */
+  watchHeldBytes?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -99,6 +101,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
     maxSendMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
     maxStreamStallMs: deps.watchMaxStallMs ?? 30_000,
+    processHeldBytes: deps.watchHeldBytes,
   });
   const watching = createWatching({ pool, logger, metrics, keepAliveMs: deps.watchKeepAliveMs ?? 10_000, fallbackPollMs: deps.watchFallbackPollMs });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });

@@ -144,7 +144,10 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           });
         },
         cut(reset) {
-          if (open && own > 0) cut.set(share, reset);
+          if (!open || own === 0) return;
+          cut.set(share, reset);
+          // Streams waiting for room look again: the first to find the process at its bound resets it.
+          wake();
         },
         close() {
           if (!open) return;
