@@ -27,6 +27,11 @@ export interface ClientOptions {
   maxReceiveMessageBytes?: number;
   /** Run on every call, e.g. createClientMetricsInterceptor (one per metrics registry, shared by all channels). */
   interceptors?: Interceptor[];
+  /**
+   * The channel's receive window, per stream and per connection (default HTTP2_CONNECTION_WINDOW_BYTES):
+   * what a response stream whose consumer is not reading may bring in beyond its next message.
+   */
+  receiveWindowBytes?: number;
 }
 
 /**
@@ -47,7 +52,7 @@ export function channelOptions(options: ClientOptions = {}): Partial<ChannelOpti
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.service_config': ROUND_ROBIN_SERVICE_CONFIG,
     // Our receive window per connection (replies, image chunks); servers widen theirs (http2-window.ts).
-    'grpc-node.flow_control_window': HTTP2_CONNECTION_WINDOW_BYTES,
+    'grpc-node.flow_control_window': options.receiveWindowBytes ?? HTTP2_CONNECTION_WINDOW_BYTES,
     // Pods come and go during rollouts and scaling: re-resolve DNS at most this often when asked to.
     'grpc.dns_min_time_between_resolutions_ms': 5_000,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),

@@ -3,7 +3,7 @@ import { collectGarbage } from './memory-return.js';
 /** Bytes a server stream may hold that its client has not taken yet (written, not flushed to HTTP/2). */
 export const STREAM_HELD_BYTES = 4 * 1024 * 1024;
 /** The same for every server stream of a process together: what non-reading clients cost it at most. */
-export const PROCESS_HELD_BYTES = 64 * 1024 * 1024;
+export const PROCESS_HELD_BYTES = 32 * 1024 * 1024;
 
 /** What a stream may do with its next message. */
 type Verdict = 'take' | 'wait' | 'cut';
