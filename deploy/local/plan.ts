@@ -36,7 +36,7 @@ export interface StackPlan {
  * keeps: the registry stayed about 250 MiB above its start after such a storm, and returned to its
  * start with this (test/bench/resume-storm.js).
  */
-export const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
 export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;

@@ -6,7 +6,7 @@ import { AppError } from '@dynamic-events/proto';
  * storm of clients (all reconnecting after a restart, from an old cursor) is taken a few at a time:
  * the others wait for a slot, holding nothing.
  */
-export const CATCH_UP_STREAMS = 8;
+const CATCH_UP_STREAMS = 8;
 
 /** A counting semaphore of catch-up streams; `acquire` answers the slot's release (idempotent). */
 export interface CatchUpSlots {

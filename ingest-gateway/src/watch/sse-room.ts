@@ -3,9 +3,9 @@ import type { PassThrough } from 'node:stream';
 import { createStreamBudget, type StreamBudget } from '@dynamic-events/proto/runtime';
 
 /** Bytes one SSE response may hold in the gateway (its body stream and the socket's buffer) beyond one chunk. */
-export const SSE_STREAM_HELD_BYTES = 4 * 1024 * 1024;
+const SSE_STREAM_HELD_BYTES = 4 * 1024 * 1024;
 /** The same for every SSE response of the gateway together: what clients that stop reading cost it at most. */
-export const SSE_PROCESS_HELD_BYTES = 64 * 1024 * 1024;
+const SSE_PROCESS_HELD_BYTES = 64 * 1024 * 1024;
 
 /** The gateway's budget of SSE bytes (one per app). */
 export const createSseBudget = (): StreamBudget => createStreamBudget({ streamBytes: SSE_STREAM_HELD_BYTES, totalBytes: SSE_PROCESS_HELD_BYTES });

@@ -4,7 +4,7 @@ import { frameEnds } from '../api/sse.js';
 /** Changes a feed keeps for clients that resume from one of them (or catch up to them). */
 export const RECENT_CHANGES = 4096;
 /** The bytes of those changes' chunks at most (events may be 16 MiB each): the newest message stays whatever its size. */
-export const RECENT_BYTES = 16 * 1024 * 1024;
+const RECENT_BYTES = 16 * 1024 * 1024;
 
 /**
  * One registry Watch (from now on) of one filter, shared by every SSE client of that filter, with

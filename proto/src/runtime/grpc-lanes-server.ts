@@ -1,4 +1,4 @@
-import type { handleBidiStreamingCall } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { acceptedRequestId, contextOf, type CallContext } from './call-context.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
@@ -16,6 +16,52 @@ type MessageHandler = (request: unknown, ctx: CallContext) => Promise<unknown>;
 function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
   const own = acceptedRequestId((request as { requestId?: unknown }).requestId);
   return own === undefined ? ctx : { ...ctx, requestId: own };
+}
+
+/**
+ * Input stops while the lane or its connection handles its bound of messages, or an answer waits
+ * for the caller to read: a caller that writes and never reads fills its own buffers, not ours.
+ */
+function gateOf(call: ServerDuplexStream<unknown, unknown>, limits: LaneLimits, ended: () => boolean) {
+  const conn = limits.join(call.getPeer());
+  let handling = 0;
+  let paused = false;
+  let waitingDrain = false;
+  const check = () => {
+    const full = handling >= limits.laneMessages || conn.inFlight >= limits.connectionMessages || waitingDrain;
+    if (ended() || full === paused) return;
+    paused = full;
+    if (paused) call.pause();
+    else call.resume();
+  };
+  const unwatch = conn.onSettled(check);
+  let left = false;
+  return {
+    took(now: number) {
+      handling = now;
+      conn.took();
+      check();
+    },
+    settled(now: number) {
+      handling = now;
+      conn.settled();
+      check();
+    },
+    undrained() {
+      waitingDrain = true;
+      check();
+      call.once('drain', () => {
+        waitingDrain = false;
+        check();
+      });
+    },
+    leave() {
+      if (left) return;
+      left = true;
+      unwatch();
+      conn.leave();
+    },
+  };
 }
 
 /**
@@ -40,27 +86,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     let ended = false;
     let callerDone = false;
     let handling = 0;
-    // Input stops while the lane or its connection handles its bound of messages, or an answer waits
-    // for the caller to read: a caller that writes and never reads fills its own buffers, not ours.
-    const conn = limits.join(call.getPeer());
-    let paused = false;
-    let undrained = false;
-    const full = () => handling >= limits.laneMessages || conn.inFlight >= limits.connectionMessages || undrained;
-    const check = () => {
-      if (!ended && full() !== paused) {
-        paused = !paused;
-        if (paused) call.pause();
-        else call.resume();
-      }
-    };
-    const unwatch = conn.onSettled(check);
-    let left = false;
-    const leave = () => {
-      if (left) return;
-      left = true;
-      unwatch();
-      conn.leave();
-    };
+    const gate = gateOf(call, limits, () => ended);
     // Answers leave in request order: each waits for the one before it.
     let answered: Promise<void> = Promise.resolve();
 
@@ -68,7 +94,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
       if (ended) return;
       ended = true;
       settled();
-      leave();
+      gate.leave();
       closing?.removeEventListener('abort', endWhenIdle);
       // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
       if (err === undefined) call.end();
@@ -81,8 +107,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     call.on('data', (request: unknown) => {
       if (ended || closing?.aborted) return;
       handling++;
-      conn.took();
-      check();
+      gate.took(handling);
       const messageCtx = contextOfMessage(request, ctx);
       const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: messageCtx.requestId };
       const result = Promise.resolve().then(() => {
@@ -94,13 +119,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
         .then(
           (response) => {
             logCall(logger, entry, undefined);
-            if (ended || call.write(response)) return;
-            undrained = true;
-            check();
-            call.once('drain', () => {
-              undrained = false;
-              check();
-            });
+            if (!ended && !call.write(response)) gate.undrained();
           },
           (err: unknown) => {
             logCall(logger, entry, err);
@@ -109,8 +128,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
         )
         .finally(() => {
           handling--;
-          conn.settled();
-          check();
+          gate.settled(handling);
           endWhenIdle();
         });
     });
@@ -121,7 +139,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     // The caller cancelled or the connection went: nothing more can be answered.
     ctx.signal.addEventListener('abort', () => {
       ended = true;
-      leave();
+      gate.leave();
       closing?.removeEventListener('abort', endWhenIdle);
     }, { once: true });
     if (closing?.aborted) end();

@@ -2,12 +2,12 @@
  * Messages one lane handles at once. Our callers keep one outstanding per lane (grpc-lanes-client.ts);
  * the bound is for a caller that writes without reading the answers.
  */
-export const LANE_MESSAGES = 8;
+const LANE_MESSAGES = 8;
 /** The same for every lane of one connection together. */
-export const CONNECTION_MESSAGES = 64;
+const CONNECTION_MESSAGES = 64;
 
 /** One connection's lanes: the messages they handle together, and the lanes paused until that falls. */
-export interface LaneConnection {
+interface LaneConnection {
   readonly inFlight: number;
   /** A lane took a message. */
   took(): void;

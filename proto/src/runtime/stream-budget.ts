@@ -1,9 +1,9 @@
 import { collectGarbage } from './memory-return.js';
 
 /** Bytes a server stream may hold that its client has not taken yet (written, not flushed to HTTP/2). */
-export const STREAM_HELD_BYTES = 4 * 1024 * 1024;
+const STREAM_HELD_BYTES = 4 * 1024 * 1024;
 /** The same for every server stream of a process together: what non-reading clients cost it at most. */
-export const PROCESS_HELD_BYTES = 32 * 1024 * 1024;
+const PROCESS_HELD_BYTES = 32 * 1024 * 1024;
 
 /** What a stream may do with its next message. */
 type Verdict = 'take' | 'wait' | 'cut';
@@ -27,7 +27,7 @@ export interface StreamShare {
    * another stream needs room, so a client that reads again soon still gets the status.
    */
   cut(reset: () => void): void;
-  /** The stream ended: what it held no longer counts. */
+  /** The stream ended: what it held stops counting. */
   close(): void;
 }
 
@@ -52,8 +52,51 @@ interface BudgetOptions {
 }
 
 /** What streams must have held before their going is worth a collection, and the quiet before it. */
-export const RETURN_AFTER_BYTES = 16 * 1024 * 1024;
-export const RETURN_DELAY_MS = 5000;
+const RETURN_AFTER_BYTES = 16 * 1024 * 1024;
+const RETURN_DELAY_MS = 5000;
+
+/** Resolves true at the next call of a waiter (a release), false after `ms` or once `signal` aborts. */
+function nextRelease(waiters: Set<() => void>, signal: AbortSignal, ms: number): Promise<boolean> {
+  if (signal.aborted) return Promise.resolve(false);
+  return new Promise((resolve) => {
+    const done = (value: boolean) => {
+      clearTimeout(timer);
+      waiters.delete(onRelease);
+      signal.removeEventListener('abort', onAbort);
+      resolve(value);
+    };
+    const onRelease = () => done(true);
+    const onAbort = () => done(false);
+    const timer = setTimeout(onAbort, Math.max(ms, 0));
+    waiters.add(onRelease);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+/**
+ * Calls `onQuiet` once the streams held at least RETURN_AFTER_BYTES and then nothing for
+ * RETURN_DELAY_MS: a storm of clients that stopped reading leaves its buffers as garbage, which an
+ * idle process would keep (no allocation, no collection) long after they went.
+ */
+function whenQuiet(onQuiet: () => void): { saw(held: number): void; settle(held: number): void } {
+  let peak = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    saw(held) {
+      if (held > peak) peak = held;
+    },
+    settle(held) {
+      clearTimeout(timer);
+      timer = undefined;
+      if (held > 0 || peak < RETURN_AFTER_BYTES) return;
+      timer = setTimeout(() => {
+        timer = undefined;
+        peak = 0;
+        onQuiet();
+      }, RETURN_DELAY_MS).unref();
+    },
+  };
+}
 
 /**
  * Accounts each message by its encoded size from the write until its client took it, so what a
@@ -65,22 +108,8 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
   const totalBytes = options.totalBytes ?? PROCESS_HELD_BYTES;
   let held = 0;
   let streams = 0;
-  const onQuiet = options.onQuiet ?? collectGarbage;
-  // The most held since the last quiet: a storm of clients that stopped reading leaves its buffers
-  // as garbage, which an idle process would keep (no allocation, no collection) long after they went.
-  let peak = 0;
-  let quiet: NodeJS.Timeout | undefined;
-  const settle = () => {
-    clearTimeout(quiet);
-    quiet = undefined;
-    if (held > 0 || peak < RETURN_AFTER_BYTES) return;
-    quiet = setTimeout(() => {
-      quiet = undefined;
-      if (held > 0) return;
-      peak = 0;
-      onQuiet();
-    }, RETURN_DELAY_MS).unref();
-  };
+  const quiet = whenQuiet(options.onQuiet ?? collectGarbage);
+  const settle = () => quiet.settle(held);
   const waiters = new Set<() => void>();
   // Streams ended while they still hold bytes: reset when the process needs the room.
   const cut = new Map<object, () => void>();
@@ -116,7 +145,7 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           }
           own += bytes;
           held += bytes;
-          if (held > peak) peak = held;
+          quiet.saw(held);
           return 'take';
         },
         release(bytes) {
@@ -127,22 +156,7 @@ export function createStreamBudget(options: BudgetOptions = {}): StreamBudget {
           settle();
           wake();
         },
-        released(signal, ms) {
-          if (signal.aborted) return Promise.resolve(false);
-          return new Promise((resolve) => {
-            const done = (value: boolean) => {
-              clearTimeout(timer);
-              waiters.delete(onRelease);
-              signal.removeEventListener('abort', onAbort);
-              resolve(value);
-            };
-            const onRelease = () => done(true);
-            const onAbort = () => done(false);
-            const timer = setTimeout(onAbort, Math.max(ms, 0));
-            waiters.add(onRelease);
-            signal.addEventListener('abort', onAbort, { once: true });
-          });
-        },
+        released: (signal, ms) => nextRelease(waiters, signal, ms),
         cut(reset) {
           if (!open || own === 0) return;
           cut.set(share, reset);

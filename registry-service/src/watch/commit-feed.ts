@@ -112,15 +112,51 @@ function expiredCursor(): AppError {
   });
 }
 
-export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
-  const { pool, horizon, metrics } = options;
-  const pageCommits = options.pageCommits ?? 20;
-  const pageBytes = options.pageBytes ?? PAGE_BYTES;
-  const sharedBytes = options.sharedBytes ?? SHARED_READ_BYTES;
+/**
+ * The reads kept for watchers arriving at the same position a little later. Watchers reading a page
+ * hold it themselves: the kept reads only serve later arrivals, so they stay within a count and a
+ * byte bound and leave no large payload behind once the watchers go.
+ */
+function sharedReads(maxBytes: number) {
   const shared = new Map<string, Promise<FeedPage>>();
   // Bytes of each kept read once it resolved.
   const sizes = new Map<string, number>();
   let keptBytes = 0;
+  const forget = (key: string) => {
+    shared.delete(key);
+    keptBytes -= sizes.get(key) ?? 0;
+    sizes.delete(key);
+  };
+  // A Map keeps insertion order, so the oldest entries go first.
+  const trim = () => {
+    for (const old of shared.keys()) {
+      if (shared.size <= SHARED_READS && keptBytes <= maxBytes) break;
+      forget(old);
+    }
+  };
+  const keep = (key: string, page: Promise<FeedPage>): void => {
+    shared.set(key, page);
+    page.then(
+      (read) => {
+        if (shared.get(key) !== page) return;
+        const bytes = pageBytesOf(read);
+        sizes.set(key, bytes);
+        keptBytes += bytes;
+        trim();
+      },
+      // A failed read is not kept.
+      () => shared.get(key) === page && forget(key),
+    );
+    trim();
+  };
+  return { shared: shared as ReadonlyMap<string, Promise<FeedPage>>, keep };
+}
+
+export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
+  const { pool, horizon, metrics } = options;
+  const pageCommits = options.pageCommits ?? 20;
+  const pageBytes = options.pageBytes ?? PAGE_BYTES;
+  const { shared, keep } = sharedReads(options.sharedBytes ?? SHARED_READ_BYTES);
   const closing = new AbortController();
   let logIdPromise: Promise<string> | undefined;
 
@@ -133,37 +169,6 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
 
   function pageOf(commits: LoggedCommit[], records: CommitRecords, through: bigint, cut = false): FeedPage {
     return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: !cut && commits.length < pageCommits };
-  }
-
-  function forget(key: string): void {
-    shared.delete(key);
-    keptBytes -= sizes.get(key) ?? 0;
-    sizes.delete(key);
-  }
-
-  function keep(key: string, page: Promise<FeedPage>): void {
-    // A failed read is not kept; a Map keeps insertion order, so the oldest entries go first.
-    shared.set(key, page);
-    page.then(
-      (read) => {
-        if (shared.get(key) !== page) return;
-        const bytes = pageBytesOf(read);
-        sizes.set(key, bytes);
-        keptBytes += bytes;
-        trim();
-      },
-      () => shared.get(key) === page && forget(key),
-    );
-    trim();
-  }
-
-  // Watchers reading a page hold it themselves: the kept reads only serve later arrivals, so they
-  // stay within a count and a byte bound and leave no large payload behind once the watchers go.
-  function trim(): void {
-    for (const old of shared.keys()) {
-      if (shared.size <= SHARED_READS && keptBytes <= sharedBytes) break;
-      forget(old);
-    }
   }
 
   // The horizon's polls read the commits that became readable: the page of every watcher at the
