@@ -52,7 +52,7 @@ interface BudgetOptions {
 }
 
 /** What streams must have held before their going is worth a collection, and the quiet before it. */
-const RETURN_AFTER_BYTES = 16 * 1024 * 1024;
+const RETURN_AFTER_BYTES = 4 * 1024 * 1024;
 const RETURN_DELAY_MS = 5000;
 
 /** Resolves true at the next call of a waiter (a release), false after `ms` or once `signal` aborts. */
