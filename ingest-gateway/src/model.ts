@@ -130,6 +130,8 @@ export interface EventQuery {
   until?: Instant;
   /** The token that sent the events (or created the entities, in the stream). */
   tokenId?: string;
+  /** Object domains matching one of these patterns (a token policy's rules); empty: none. */
+  domainPatterns?: readonly string[];
 }
 
 /** One page of a list; `nextPageToken` is null on the last page. */

@@ -3,7 +3,7 @@
  * RegistryClient), and the read handlers of fake gRPC registries that serve writes only.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, type registry } from '@dynamic-events/proto';
+import { AppError, domainAllowed, type registry } from '@dynamic-events/proto';
 import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../src/clients/registry.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/model.js';
@@ -54,25 +54,32 @@ export function fakeRegistry(): FakeRegistry {
   return Object.assign(fake, fakeLists(fake, store), fakeWrites(fake, store), fakeGets(fake, store));
 }
 
+/** The registry's domain filters: one domain and/or patterns (absent: no filter; empty: nothing). */
+const inDomain = (query: { domain?: string; domainPatterns?: readonly string[] }, domain: string): boolean =>
+  (query.domain === undefined || domain === query.domain) && (query.domainPatterns === undefined || domainAllowed(query.domainPatterns, domain));
+
 function fakeLists(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, ReadRpcs> {
   return {
     async listEvents(query) {
       fake.lastQuery = query;
       if (fake.failWith !== undefined) throw fake.failWith;
-      const items = [...events.values()].filter((e) => query.domain === undefined || e.domain === query.domain);
+      const items = [...events.values()].filter(
+        (e) => inDomain(query, e.domain) && (query.object === undefined || e.rels[0] === `/objects/${query.object}`) && (query.tokenId === undefined || e.tokenId === query.tokenId),
+      );
       return { items: items.slice(0, query.limit), nextPageToken: items.length > query.limit ? 'next' : null };
     },
     async listDevices(query) {
       fake.lastQuery = query;
-      return { items: [...devices.values()].slice(0, query.limit), nextPageToken: null };
+      const items = [...devices.values()].filter((d) => query.createdByTokenId === undefined || d.createdByTokenId === query.createdByTokenId);
+      return { items: items.slice(0, query.limit), nextPageToken: null };
     },
     async listObjects(query) {
       fake.lastQuery = query;
-      return { items: [...objects.values()].filter((o) => query.deviceName === undefined || o.deviceName === query.deviceName), nextPageToken: null };
+      return { items: [...objects.values()].filter((o) => (query.deviceName === undefined || o.deviceName === query.deviceName) && inDomain(query, o.objectDomain)), nextPageToken: null };
     },
     async listEventTypes(query) {
       fake.lastQuery = query;
-      return { items: [...types.values()], nextPageToken: null };
+      return { items: [...types.values()].filter((t) => inDomain(query, t.domain)), nextPageToken: null };
     },
     async *watch(query, call) {
       fake.lastQuery = query;

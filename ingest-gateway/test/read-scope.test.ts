@@ -1,8 +1,9 @@
 /**
  * What a token may read: a token whose policy lists domains reads events, objects and event types
- * only within them, devices only that it created, and lists and streams one domain of its own at
- * a time; an out-of-scope single read is the same 404 as an unknown one. A token without a domains
- * restriction (and the bootstrap token, and an open instance) reads everything.
+ * only within them, devices only that it created; its lists and stream run with its patterns as the
+ * registry's filter unless it names one of its domains; an out-of-scope single read is the same 404
+ * as an unknown one. A token without a domains restriction (and the bootstrap token, and an open
+ * instance) reads everything.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, mutate, startGateway, validBody, type TestGateway } from './helpers.js';
@@ -54,31 +55,41 @@ describe('single reads of a domain-restricted token', () => {
 });
 
 describe('lists and the stream of a domain-restricted token', () => {
-  it('are refused (403) unless they name a domain (or an object) its policy allows', async () => {
+  const listed = async (path: string, key: string, field: string) => {
+    const answer = await get(path, scoped);
+    expect(answer.status, path).toBe(200);
+    return (answer.json[key] as Array<Record<string, unknown>>).map((item) => item[field]);
+  };
+
+  it('without domain= answer across its domains only: events, objects, event types; devices it created', async () => {
+    expect((await listed('/dynamic-events', 'events', 'id')).sort()).toEqual([ids.acme, ids.acmeOwn].sort());
+    expect(await listed('/objects', 'objects', 'object_domain')).toEqual(['acme.camera.motion']);
+    expect(await listed('/event-types', 'event_types', 'domain')).toEqual(['acme.camera.motion']);
+    expect(await listed('/devices', 'devices', 'device_name')).toEqual(['cam-acme']);
+    // A filter that points outside its domains finds nothing there.
+    expect(await listed('/dynamic-events?object=globex.door.channel-1', 'events', 'id')).toEqual([]);
+    expect(await listed(`/dynamic-events?token_id=${scopedId}`, 'events', 'id')).toEqual([ids.acmeOwn]);
+    expect(gw.registry.lastQuery).toMatchObject({ tokenId: scopedId, domainPatterns: ['acme.camera.*'] });
+  });
+
+  it('are refused (403) when they name a domain outside its patterns, or another token by token_id', async () => {
     const refused = [
-      '/dynamic-events',
       '/dynamic-events?domain=globex.door',
-      '/dynamic-events?object=globex.door.channel-1',
-      '/dynamic-events?device_name=door-1',
-      // A full object id does not say where its domain ends: lists name the domain.
-      '/dynamic-events?object=acme.camera.motion.channel-1',
-      '/dynamic-events/stream',
+      '/dynamic-events?domain=acme.camera',
       '/dynamic-events/stream?domain=globex.door',
-      '/devices',
-      '/objects',
       '/objects?domain=globex.door',
-      '/event-types',
       '/event-types?domain=globex.door',
       `/dynamic-events?domain=acme.camera.motion&token_id=${openId}`,
+      `/dynamic-events?token_id=${openId}`,
     ];
     for (const path of refused) {
       const answer = await get(path, scoped);
       expect(answer.status, path).toBe(403);
-      expect(String(answer.json.error), path).toMatch(/^token 'vendor-acme' may read only/);
+      expect(String(answer.json.error), path).toMatch(/^token 'vendor-acme' may read only (its domains|its own events by token_id) \(allowed domains: acme\.camera\.\*\)$/);
     }
   });
 
-  it('answer within its domains, its own events by token_id included', async () => {
+  it('answer within a domain it names, its own events by token_id included', async () => {
     const events = await get('/dynamic-events?domain=acme.camera.motion', scoped);
     expect(events.status).toBe(200);
     expect((events.json.events as Array<{ domain: string }>).map((e) => e.domain)).toEqual(['acme.camera.motion', 'acme.camera.motion']);
@@ -86,6 +97,15 @@ describe('lists and the stream of a domain-restricted token', () => {
     expect((await get('/dynamic-events?domain=acme.camera.motion&object=acme.camera.motion.channel-1', scoped)).status).toBe(200);
     expect((await get('/objects?domain=acme.camera.motion', scoped)).status).toBe(200);
     expect((await get('/event-types?domain=acme.camera.motion', scoped)).status).toBe(200);
+  });
+
+  it('stream without domain= with its patterns as the filter', async () => {
+    gw.registry.watchMessages = [{ cursor: 'c0', changes: [] }];
+    const controller = new AbortController();
+    const response = await fetch(`${gw.url}${API}/dynamic-events/stream`, { headers: scoped, signal: controller.signal });
+    expect(response.status).toBe(200);
+    expect(gw.registry.lastQuery).toMatchObject({ domainPatterns: ['acme.camera.*'] });
+    controller.abort();
   });
 });
 

@@ -1,8 +1,9 @@
 /**
  * An open SSE stream lasts only as long as its access: it ends, with an `unauthorized` frame saying
  * why, when its token is revoked (here or at another replica: the real token sync over the fake
- * TokenService), when the token expires, or when an open instance starts requiring tokens. Streams
- * of other tokens go on.
+ * TokenService), when the token expires, when the token's domains are narrowed below what the
+ * stream reads, or when an open instance starts requiring tokens. Streams of other tokens, and
+ * streams the new domains still allow, go on.
  */
 import { request as httpRequest } from 'node:http';
 import { createLogger } from '@dynamic-events/proto/runtime';
@@ -26,9 +27,9 @@ interface OpenStream {
 }
 
 /** Opens the stream and answers once its headers came. */
-function openStream(gw: TestGateway, headers: Record<string, string>): Promise<OpenStream> {
+function openStream(gw: TestGateway, headers: Record<string, string>, query = ''): Promise<OpenStream> {
   return new Promise((resolve, reject) => {
-    const req = httpRequest(`${gw.url}${API}/dynamic-events/stream`, { headers }, (res) => {
+    const req = httpRequest(`${gw.url}${API}/dynamic-events/stream${query}`, { headers }, (res) => {
       let body = '';
       res.on('data', (chunk: Buffer) => (body += chunk.toString()));
       const ended = new Promise<number>((done) => res.on('end', () => done(Date.now())));
@@ -79,43 +80,51 @@ async function createToken(gateway: TestGateway): Promise<string> {
 
 const unauthorized = (reason: string) => `event: unauthorized\ndata: {"error":"${reason}"}\n\n`;
 
-describe('open streams end with their access', () => {
-  let gw: TestGateway | undefined;
-  let tokens: FakeTokens;
-  const streams: OpenStream[] = [];
-  let stopSync = () => {};
+/** Gateways whose token copy polls a fake TokenService, and the streams opened on them; all closed after each test. */
+function useStreamGateways() {
+  const h = {
+    gw: undefined as TestGateway | undefined,
+    tokens: undefined as unknown as FakeTokens,
+    streams: [] as OpenStream[],
+    stopSync: () => {},
+    /** A gateway whose token copy polls the fake TokenService every `intervalMs` (replicas: each second). */
+    async start(requireToken = true, intervalMs = 50): Promise<TestGateway> {
+      h.tokens = fakeTokens();
+      h.tokens.requireToken = requireToken;
+      const source = createTokenSync({ client: h.tokens.client, intervalMs, logger: createLogger('test', 'silent'), metrics: createMetrics() });
+      h.stopSync = () => source.stop();
+      await source.start();
+      h.gw = await startGateway({ adminToken: ADMIN, tokens: { client: h.tokens.client, source } });
+      return h.gw;
+    },
+    async open(headers: Record<string, string>, query = ''): Promise<OpenStream> {
+      const stream = await openStream(h.gw!, headers, query);
+      h.streams.push(stream);
+      expect(stream.status).toBe(200);
+      return stream;
+    },
+  };
   afterEach(async () => {
-    for (const stream of streams.splice(0)) stream.close();
-    stopSync();
-    await gw?.close();
-    gw = undefined;
+    for (const stream of h.streams.splice(0)) stream.close();
+    h.stopSync();
+    await h.gw?.close();
+    h.gw = undefined;
   });
+  return h;
+}
 
-  /** A gateway whose token copy polls the fake TokenService every `intervalMs` (replicas: each second). */
-  async function start(requireToken = true, intervalMs = 50): Promise<TestGateway> {
-    tokens = fakeTokens();
-    tokens.requireToken = requireToken;
-    const source = createTokenSync({ client: tokens.client, intervalMs, logger: createLogger('test', 'silent'), metrics: createMetrics() });
-    stopSync = () => source.stop();
-    await source.start();
-    gw = await startGateway({ adminToken: ADMIN, tokens: { client: tokens.client, source } });
-    return gw;
-  }
-  async function open(headers: Record<string, string>): Promise<OpenStream> {
-    const stream = await openStream(gw!, headers);
-    streams.push(stream);
-    expect(stream.status).toBe(200);
-    return stream;
-  }
+describe('open streams end with their access', () => {
+  const h = useStreamGateways();
+  const { start, open } = h;
 
   it('revoked at another replica: its stream ends with "token revoked"; a stream of another token goes on', async () => {
     const gateway = await start();
     const push = feedableWatch(gateway.registry);
-    const [revoked, kept] = [tokens.add('revoked'), tokens.add('kept')];
+    const [revoked, kept] = [h.tokens.add('revoked'), h.tokens.add('kept')];
     await new Promise((resolve) => setTimeout(resolve, 200));
     const doomed = await open(bearer(revoked));
     const other = await open(bearer(kept));
-    tokens.revoke(tokens.records[0]!.id);
+    h.tokens.revoke(h.tokens.records[0]!.id);
     await within('the revoked stream ends', doomed.ended);
     expect(doomed.body().endsWith(unauthorized('token revoked'))).toBe(true);
     const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
@@ -130,7 +139,7 @@ describe('open streams end with their access', () => {
     feedableWatch(gateway.registry);
     const secret = await createToken(gateway);
     const stream = await open(bearer(secret));
-    const response = await fetch(`${gateway.url}${API}/settings/dynamic-events/tokens/${tokens.records[0]!.id}`, { method: 'DELETE', headers: bearer(ADMIN) });
+    const response = await fetch(`${gateway.url}${API}/settings/dynamic-events/tokens/${h.tokens.records[0]!.id}`, { method: 'DELETE', headers: bearer(ADMIN) });
     expect(response.status).toBe(200);
     await within('the stream ends', stream.ended);
     expect(stream.body().endsWith(unauthorized('token revoked'))).toBe(true);
@@ -140,7 +149,7 @@ describe('open streams end with their access', () => {
     const gateway = await start();
     feedableWatch(gateway.registry);
     const expiresAtMs = Date.now() + 1500;
-    const secret = tokens.add('expiring', { expiresAtMs });
+    const secret = h.tokens.add('expiring', { expiresAtMs });
     await new Promise((resolve) => setTimeout(resolve, 200));
     const stream = await open(bearer(secret));
     const endedAt = await within('the stream ends', stream.ended);
@@ -152,10 +161,45 @@ describe('open streams end with their access', () => {
     const gateway = await start(false);
     feedableWatch(gateway.registry);
     const stream = await open({});
-    tokens.add('first');
-    await tokens.client.setRequireToken(true, { requestId: 'test' });
+    h.tokens.add('first');
+    await h.tokens.client.setRequireToken(true, { requestId: 'test' });
     await within('the anonymous stream ends', stream.ended);
     expect(stream.body().endsWith(unauthorized('token required'))).toBe(true);
+  });
+});
+
+describe("open streams end when their token's domains are narrowed below them", () => {
+  const h = useStreamGateways();
+  const { start, open } = h;
+
+  it('domains narrowed at another replica: a stream outside the new domains ends with "token domains narrowed"; one they allow goes on, and widening ends nothing', async () => {
+    const gateway = await start();
+    const push = feedableWatch(gateway.registry);
+    const secret = h.tokens.add('vendor', { policy: { domains: ['acme.*'] } });
+    const id = h.tokens.records[0]!.id;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const across = await open(bearer(secret));
+    const camera = await open(bearer(secret), '?domain=acme.camera.video');
+    await h.tokens.client.update(id, { policy: { domains: ['acme.camera.*'] } }, { requestId: 'test' });
+    await within('the stream across acme.* ends', across.ended);
+    expect(across.body().endsWith(unauthorized('token domains narrowed'))).toBe(true);
+    await h.tokens.client.update(id, { policy: { domains: ['acme.camera.*', 'globex.*'] } }, { requestId: 'test' });
+    const object = { id: 'acme.camera.video.ch', objectDomain: 'acme.camera.video', objectId: 'ch', objectName: 'n', objectType: 't', deviceName: 'cam', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'object.created', object }] });
+    await within('the stream of acme.camera.video gets the next change', until(() => camera.body().includes('id: c1')));
+    expect(camera.body()).not.toContain('unauthorized');
+  });
+
+  it("unrestricted, then restricted through this gateway's admin API: its stream of every domain ends at once", async () => {
+    const gateway = await start(true, 3_600_000);
+    feedableWatch(gateway.registry);
+    const secret = await createToken(gateway);
+    const stream = await open(bearer(secret));
+    const init = { method: 'PATCH', headers: { ...bearer(ADMIN), 'Content-Type': 'application/json' }, body: JSON.stringify({ policy: { domains: ['acme.*'] } }) };
+    const response = await fetch(`${gateway.url}${API}/settings/dynamic-events/tokens/${h.tokens.records[0]!.id}`, init);
+    expect(response.status).toBe(200);
+    await within('the stream ends', stream.ended);
+    expect(stream.body().endsWith(unauthorized('token domains narrowed'))).toBe(true);
   });
 });
 

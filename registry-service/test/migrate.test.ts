@@ -60,6 +60,7 @@ describe.skipIf(!up)('migrations', () => {
       '0007_tokens.sql',
       '0008_token_attribution.sql',
       '0009_events_token_index.sql',
+      '0010_devices_creator_index.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -115,7 +116,7 @@ describe.skipIf(!up)('migrations', () => {
     const { url } = await fresh();
     const replicas = Array.from({ length: 6 }, () => poolFor(url));
     const results = await Promise.all(replicas.map((pool) => runMigrations(pool, silent)));
-    expect(results.flat().sort()).toEqual(expected);
+    expect(results.flat().sort((x, y) => x - y)).toEqual(expected);
     expect(results.filter((r) => r.length > 0)).toHaveLength(1);
     expect(await tables(replicas[0]!)).toContain('events');
   });

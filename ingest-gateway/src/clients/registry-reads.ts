@@ -6,12 +6,18 @@ import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } fr
 /** The registry's lists and its watch, in gateway terms (part of the gateway's `RegistryClient`). */
 export interface RegistryReads {
   listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
-  listDevices(query: PageQuery, options: CallOptions): Promise<Page<DeviceRecord>>;
-  listObjects(query: PageQuery & { deviceName?: string; domain?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
-  listEventTypes(query: PageQuery & { domain?: string }, options: CallOptions): Promise<Page<EventTypeRecord>>;
+  listDevices(query: PageQuery & { createdByTokenId?: string }, options: CallOptions): Promise<Page<DeviceRecord>>;
+  listObjects(query: PageQuery & DomainFilter & { deviceName?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
+  listEventTypes(query: PageQuery & DomainFilter, options: CallOptions): Promise<Page<EventTypeRecord>>;
   /** Follows commits after `afterCursor` (or from now) until `options.signal` aborts; no deadline. */
   watch(query: EventQuery & { kinds: ChangeKind[]; afterCursor: string }, options: CallOptions & { signal: AbortSignal }): AsyncGenerator<WatchMessage>;
 }
+
+/** A list's domain filters: one domain, and/or domain patterns (absent: no filter; empty: nothing matches). */
+type DomainFilter = Pick<EventQuery, 'domain' | 'domainPatterns'>;
+
+/** Patterns as the registry takes them: a StringList, so an empty list stays a filter that matches nothing. */
+const patternsOf = (patterns: readonly string[] | undefined): registry.StringList | undefined => (patterns === undefined ? undefined : { values: [...patterns] });
 
 const KINDS: Record<ChangeKind, registry.WatchKind> = {
   'event.created': registry.WatchKind.WATCH_KIND_EVENT_CREATED,
@@ -29,6 +35,7 @@ function toFilter(query: EventQuery): registry.EventFilter {
     since: query.since,
     until: query.until,
     tokenId: query.tokenId ?? '',
+    domainPatterns: patternsOf(query.domainPatterns),
   };
 }
 
@@ -55,16 +62,17 @@ export function createRegistryReads(client: registry.RegistryServiceClient, dead
       return { items: response.events.map(toRecordedEvent), nextPageToken: nextToken(response.nextPageToken) };
     },
     async listDevices(query, call) {
-      const response = await callUnary(client.listDevices.bind(client), { pageSize: query.limit, pageToken: query.pageToken }, settings(call.requestId));
+      const request = { pageSize: query.limit, pageToken: query.pageToken, createdByTokenId: query.createdByTokenId ?? '' };
+      const response = await callUnary(client.listDevices.bind(client), request, settings(call.requestId));
       return { items: response.devices.map(toDeviceRecord), nextPageToken: nextToken(response.nextPageToken) };
     },
     async listObjects(query, call) {
-      const request = { deviceName: query.deviceName ?? '', domain: query.domain ?? '', pageSize: query.limit, pageToken: query.pageToken };
+      const request = { deviceName: query.deviceName ?? '', domain: query.domain ?? '', domainPatterns: patternsOf(query.domainPatterns), pageSize: query.limit, pageToken: query.pageToken };
       const response = await callUnary(client.listObjects.bind(client), request, settings(call.requestId));
       return { items: response.objects.map(toObjectRecord), nextPageToken: nextToken(response.nextPageToken) };
     },
     async listEventTypes(query, call) {
-      const request = { domain: query.domain ?? '', pageSize: query.limit, pageToken: query.pageToken };
+      const request = { domain: query.domain ?? '', domainPatterns: patternsOf(query.domainPatterns), pageSize: query.limit, pageToken: query.pageToken };
       const response = await callUnary(client.listEventTypes.bind(client), request, settings(call.requestId));
       return { items: response.eventTypes.map(toEventTypeRecord), nextPageToken: nextToken(response.nextPageToken) };
     },

@@ -4,11 +4,12 @@ import type { TokenCredential } from './token-model.js';
 /**
  * What a token may read (README, Tokens: "What a token may read"). A token whose policy lists
  * `domains` reads events, objects and event types of those domains only, and the devices it
- * created (a device has no domain of its own). Its lists and stream must name a `domain` its
- * patterns allow (one domain at a time: the registry filters by that domain, so nothing else can
- * reach the answer, page tokens included); device lists, and `token_id` of another token, are
- * refused. A token without a domains restriction, the bootstrap token and an open instance (no
- * token) read everything: their scope is undefined.
+ * created (a device has no domain of its own). Its lists and stream run with its patterns as the
+ * registry's `domain_patterns` filter, so nothing else reaches the answer, page tokens included
+ * (they are bound to the filter); a `domain=` it names must be one its patterns allow, and
+ * `token_id` must be its own (else 403). Its device list is the devices it created. A token without
+ * a domains restriction, the bootstrap token and an open instance (no token) read everything: their
+ * scope is undefined.
  */
 interface ReadScope {
   tokenId: string;
@@ -45,18 +46,21 @@ function refused(scope: ReadScope, what: string, field: string): AppError {
   return new AppError('PERMISSION_DENIED', message, { field, rule: 'token-domains' });
 }
 
-/** A list or stream of events, objects or event types: it must name a domain the token may read. */
-export function checkListScope(scope: ReadScope | undefined, filter: { domain?: string; tokenId?: string }): void {
-  if (scope === undefined) return;
-  if (filter.domain === undefined || !domainAllowed(scope.domains, filter.domain)) {
-    throw refused(scope, 'lists and streams that name one of its domains in domain=', 'domain');
-  }
+/**
+ * The filter a list or stream of events, objects or event types runs with: the request's own for a
+ * token that reads everything; for a domain-restricted token, its `domain=` when its patterns allow
+ * it, else its patterns (403 for a domain outside them, or another token's token_id).
+ */
+export function scopedFilter<F extends { domain?: string; tokenId?: string }>(scope: ReadScope | undefined, filter: F): F & { domainPatterns?: readonly string[] } {
+  if (scope === undefined) return filter;
+  if (filter.domain !== undefined && !domainAllowed(scope.domains, filter.domain)) throw refused(scope, 'its domains', 'domain');
   if (filter.tokenId !== undefined && filter.tokenId.toLowerCase() !== scope.tokenId.toLowerCase()) {
     throw refused(scope, 'its own events by token_id', 'token_id');
   }
+  return filter.domain !== undefined ? filter : { ...filter, domainPatterns: scope.domains };
 }
 
-/** The device list: a domain-restricted token may not list devices (it reads those it created one by one). */
-export function checkDeviceListScope(scope: ReadScope | undefined): void {
-  if (scope !== undefined) throw refused(scope, 'the devices it created, by name', 'device_name');
+/** The device list's filter: a domain-restricted token lists the devices it created. */
+export function deviceListFilter(scope: ReadScope | undefined): { createdByTokenId?: string } {
+  return scope === undefined ? {} : { createdByTokenId: scope.tokenId };
 }

@@ -12,7 +12,7 @@ export type { Timestamp } from './gen/google/protobuf/timestamp.js';
 // The writer the generated encoders write into, for encoders that reuse one.
 export { BinaryWriter } from '@bufbuild/protobuf/wire';
 export { AppError, INTERNAL_MESSAGE, httpStatusOf, invalidArgument } from './app-error.js';
-export { domainAllowed } from './domain-patterns.js';
+export { checkDomainPattern, domainAllowed, DOMAIN_PATTERNS_MAX_COUNT, patternWithin } from './domain-patterns.js';
 export { checkCharacters, checkEventCharacters, checkIdentityText, checkObjectIdOutsideDomain, checkUtf8, fullObjectId, identityConflict, isBlank, propertyField, ruleError, textProblem } from './event-rules.js';
 export { fromItemStatus, fromServiceError, statusName, toItemStatus } from './grpc-errors.js';
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, checkIdempotencyKey } from './idempotency-key.js';

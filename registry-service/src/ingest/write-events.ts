@@ -17,8 +17,6 @@ interface WriterDeps {
   metrics: Metrics;
   /** Runs after each statement committed (wakes watchers). */
   onCommit?: () => void;
-  /** True for a token with max_devices or max_objects (its creations are counted in the statement). */
-  isLimited?: (tokenId: string) => boolean;
 }
 
 /**
@@ -49,14 +47,16 @@ function planEntities(events: NewEvent[]) {
   return { devices: [...devices.values()], objects: [...objects.values()], types: [...types.values()], lockKeys };
 }
 
-/** Tokens with a creation limit that may create something in this batch (known entities create nothing). */
-function limitedCreators(plan: ReturnType<typeof planEntities>, known: KnownEntities, isLimited: ((tokenId: string) => boolean) | undefined): string[] {
-  if (!isLimited) return [];
-  const tokens = new Set<string>();
-  // isLimited first: one Map lookup, where the known-entities check re-orders its LRU entry.
-  for (const d of plan.devices) if (d.tokenId !== undefined && isLimited(d.tokenId) && !known.has(deviceKey(d.name))) tokens.add(d.tokenId);
-  for (const o of plan.objects) if (o.tokenId !== undefined && isLimited(o.tokenId) && !known.has(objectKey(o.id))) tokens.add(o.tokenId);
-  return [...tokens];
+/**
+ * Whether an event of a token may create a device or object in this batch (known entities create
+ * nothing): the statement then reads that token's policy from its row and applies its limits. The
+ * policy is not looked up here: only the row, locked in the statement, is current.
+ */
+function tokenMayCreate(plan: ReturnType<typeof planEntities>, known: KnownEntities): boolean {
+  return (
+    plan.devices.some((d) => d.tokenId !== undefined && !known.has(deviceKey(d.name))) ||
+    plan.objects.some((o) => o.tokenId !== undefined && !known.has(objectKey(o.id)))
+  );
 }
 
 /**
@@ -99,7 +99,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
     const unknown = plan.lockKeys.filter((key) => !known.has(key));
     // One statement (one round trip) in the spec's order: device, object, event type, the events, their keys.
     const stored = await locks(unknown, () =>
-      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows, keys, limitedTokens: limitedCreators(plan, known, deps.isLimited) }),
+      insertRecordBatch(pool, { devices: plan.devices, objects: plan.objects, types: plan.types, events: rows, keys, tokenCreations: tokenMayCreate(plan, known) }),
     ).catch((err: unknown) => explainIdentityConflict(pool, events, err));
     onCommit?.();
     for (const key of plan.lockKeys) known.add(key);

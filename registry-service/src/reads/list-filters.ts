@@ -1,4 +1,4 @@
-import { LIMITS, invalidArgument } from '@dynamic-events/proto';
+import { checkDomainPattern, DOMAIN_PATTERNS_MAX_COUNT, LIMITS, invalidArgument } from '@dynamic-events/proto';
 import { isUuid } from '../uuid-v7.js';
 import { withinLength } from '../ingest/validate-event.js';
 
@@ -16,6 +16,8 @@ export interface EventFilterInput {
   untilUs?: bigint;
   /** The token that sent the events (a token id). */
   tokenId: string;
+  /** Domain patterns (a token policy's rules); undefined: no filter, empty: nothing matches. */
+  domainPatterns?: readonly string[];
 }
 
 /** The same filter, checked: absent fields are undefined. */
@@ -27,6 +29,8 @@ export interface EventFilter {
   sinceUs?: bigint;
   untilUs?: bigint;
   tokenId?: string;
+  /** Sorted, without repeats: the same patterns in any order are the same filter (and page token scope). */
+  domainPatterns?: readonly string[];
 }
 
 /** page_size 0 → default; outside 1–max → INVALID_ARGUMENT naming the field. */
@@ -47,10 +51,18 @@ export function nameFilter(field: string, value: string, maxLength: number = LIM
 }
 
 /** A token id; lower-cased, as Postgres prints the ids a watch compares it with. */
-function tokenIdFilter(value: string): string | undefined {
+export function tokenIdFilter(value: string, field = 'token_id'): string | undefined {
   if (value === '') return undefined;
-  if (!isUuid(value)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID)');
+  if (!isUuid(value)) throw invalidArgument(field, 'format', `${field} must be a token id (a UUID)`);
   return value.toLowerCase();
+}
+
+/** Domain patterns of a filter, each of a policy's shape (`domain_patterns[2]` names a bad one); sorted, without repeats. */
+export function domainPatternsFilter(values: readonly string[] | undefined, field = 'domain_patterns'): readonly string[] | undefined {
+  if (values === undefined) return undefined;
+  if (values.length > DOMAIN_PATTERNS_MAX_COUNT) throw invalidArgument(field, 'max-items', `${field} must hold at most ${DOMAIN_PATTERNS_MAX_COUNT} entries`);
+  values.forEach((value, i) => checkDomainPattern(`${field}[${i}]`, value));
+  return [...new Set(values)].sort();
 }
 
 /** Checks every field of an event filter; since must not be after until. */
@@ -63,6 +75,7 @@ export function checkEventFilter(input: EventFilterInput): EventFilter {
     sinceUs: input.sinceUs,
     untilUs: input.untilUs,
     tokenId: tokenIdFilter(input.tokenId),
+    domainPatterns: domainPatternsFilter(input.domainPatterns),
   };
   if (filter.sinceUs !== undefined && filter.untilUs !== undefined && filter.sinceUs > filter.untilUs) {
     throw invalidArgument('since', 'order', 'since must not be after until');

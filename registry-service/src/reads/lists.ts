@@ -1,9 +1,10 @@
 import { invalidArgument, isStorableMicros, LIST_PAGE_MAX_BYTES } from '@dynamic-events/proto';
 import type pg from 'pg';
+import { domainScopeOf } from '../db/queries/domain-scope.js';
 import { listDevices, listEventTypes, listObjects } from '../db/queries/list-entities.js';
 import { listEvents } from '../db/queries/list-events.js';
 import { toEventRecord } from './reads.js';
-import { checkEventFilter, nameFilter, pageSizeOf, type EventFilterInput } from './list-filters.js';
+import { checkEventFilter, domainPatternsFilter, nameFilter, pageSizeOf, tokenIdFilter, type EventFilterInput } from './list-filters.js';
 import { createTokenCodec, scopeOf } from './page-token.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '../model.js';
 import { isUuid } from '../uuid-v7.js';
@@ -22,10 +23,20 @@ interface PageRequest {
 
 export interface Lister {
   listEvents(request: PageRequest & { filter: EventFilterInput; newestFirst: boolean }): Promise<Page<EventRecord>>;
-  listDevices(request: PageRequest): Promise<Page<DeviceRecord>>;
-  listObjects(request: PageRequest & { deviceName: string; domain: string }): Promise<Page<ObjectRecord>>;
-  listEventTypes(request: PageRequest & { domain: string }): Promise<Page<EventTypeRecord>>;
+  listDevices(request: PageRequest & { createdByTokenId: string }): Promise<Page<DeviceRecord>>;
+  listObjects(request: PageRequest & { deviceName: string; domain: string; domainPatterns?: readonly string[] }): Promise<Page<ObjectRecord>>;
+  listEventTypes(request: PageRequest & { domain: string; domainPatterns?: readonly string[] }): Promise<Page<EventTypeRecord>>;
 }
+
+/**
+ * What a page token of a list is bound to besides its base filter: optional filters join only when
+ * set, so tokens of lists without them stay valid; a value of its own shape (an object) cannot be
+ * taken for another field's string.
+ */
+const optionalScope = (tokenId: string | undefined, patterns: readonly string[] | undefined): unknown[] => [
+  ...(tokenId ? [tokenId] : []),
+  ...(patterns ? [{ domainPatterns: patterns }] : []),
+];
 
 const MICROS = /^-?\d{1,19}$/;
 
@@ -53,9 +64,8 @@ export function createLister(pool: pg.Pool, options: ListerOptions = {}): Lister
     async listEvents(request) {
       const size = pageSizeOf(request.pageSize);
       const filter = checkEventFilter(request.filter);
-      const { deviceName, object, domain, eventType, sinceUs, untilUs, tokenId } = filter;
-      // A token filter joins the scope only when set, so page tokens issued before it existed stay valid.
-      const scope = scopeOf([deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst, ...(tokenId ? [tokenId] : [])]);
+      const { deviceName, object, domain, eventType, sinceUs, untilUs, tokenId, domainPatterns } = filter;
+      const scope = scopeOf([deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst, ...optionalScope(tokenId, domainPatterns)]);
       const codec = createTokenCodec('events', scope, 2);
       let after: { createdUs: bigint; id: string } | undefined;
       if (request.pageToken !== '') {
@@ -65,32 +75,38 @@ export function createLister(pool: pg.Pool, options: ListerOptions = {}): Lister
         after = { createdUs: BigInt(createdUs), id };
       }
       // Cut by count and by bytes (a shorter page when its events are large): never above what may be sent.
-      const page = await listEvents(pool, { ...filter, objectRef: filter.object, after, newestFirst: request.newestFirst, limit: size, maxBytes: pageMaxBytes });
+      const domainScope = domainPatterns && domainScopeOf(domainPatterns);
+      const page = await listEvents(pool, { ...filter, objectRef: filter.object, scope: domainScope, after, newestFirst: request.newestFirst, limit: size, maxBytes: pageMaxBytes });
       const last = page.events[page.events.length - 1];
       const nextPageToken = page.more && last !== undefined ? codec.encode([last.createdUs.toString(), last.id]) : undefined;
       return { items: page.events.map(toEventRecord), nextPageToken };
     },
     async listDevices(request) {
       const size = pageSizeOf(request.pageSize);
-      const codec = createTokenCodec('devices', scopeOf([]), 1);
+      const createdByTokenId = tokenIdFilter(request.createdByTokenId, 'created_by_token_id');
+      const codec = createTokenCodec('devices', scopeOf(optionalScope(createdByTokenId, undefined)), 1);
       const afterName = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token')[0];
-      return paged(size, (limit) => listDevices(pool, { afterName, limit }), (last) => [last.deviceName], codec.encode);
+      return paged(size, (limit) => listDevices(pool, { afterName, createdByTokenId, limit }), (last) => [last.deviceName], codec.encode);
     },
     async listObjects(request) {
       const size = pageSizeOf(request.pageSize);
       const deviceName = nameFilter('device_name', request.deviceName);
       const domain = nameFilter('domain', request.domain);
-      const codec = createTokenCodec('objects', scopeOf([deviceName, domain]), 1);
+      const patterns = domainPatternsFilter(request.domainPatterns);
+      const codec = createTokenCodec('objects', scopeOf([deviceName, domain, ...optionalScope(undefined, patterns)]), 1);
       const afterId = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token')[0];
-      return paged(size, (limit) => listObjects(pool, { deviceName, domain, afterId, limit }), (last) => [last.id], codec.encode);
+      const scope = patterns && domainScopeOf(patterns);
+      return paged(size, (limit) => listObjects(pool, { deviceName, domain, scope, afterId, limit }), (last) => [last.id], codec.encode);
     },
     async listEventTypes(request) {
       const size = pageSizeOf(request.pageSize);
       const domain = nameFilter('domain', request.domain);
-      const codec = createTokenCodec('event-types', scopeOf([domain]), 2);
+      const patterns = domainPatternsFilter(request.domainPatterns);
+      const codec = createTokenCodec('event-types', scopeOf([domain, ...optionalScope(undefined, patterns)]), 2);
       const position = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token');
       const after = position && { domain: position[0] ?? '', eventType: position[1] ?? '' };
-      return paged(size, (limit) => listEventTypes(pool, { domain, after, limit }), (last) => [last.domain, last.eventType], codec.encode);
+      const scope = patterns && domainScopeOf(patterns);
+      return paged(size, (limit) => listEventTypes(pool, { domain, scope, after, limit }), (last) => [last.domain, last.eventType], codec.encode);
     },
   };
 }

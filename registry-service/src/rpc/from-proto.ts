@@ -20,6 +20,7 @@ export function toEventFilter(filter: registry.EventFilter | undefined): EventFi
     sinceUs: micros('since', filter?.since),
     untilUs: micros('until', filter?.until),
     tokenId: filter?.tokenId ?? '',
+    domainPatterns: filter?.domainPatterns?.values,
   };
 }
 

@@ -86,11 +86,11 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       return { devices: page.items.map(toDevice), nextPageToken: page.nextPageToken ?? '' };
     },
     async listObjects(request) {
-      const page = await lister.listObjects(request);
+      const page = await lister.listObjects({ ...request, domainPatterns: request.domainPatterns?.values });
       return { objects: page.items.map(toObject), nextPageToken: page.nextPageToken ?? '' };
     },
     async listEventTypes(request) {
-      const page = await lister.listEventTypes(request);
+      const page = await lister.listEventTypes({ ...request, domainPatterns: request.domainPatterns?.values });
       return { eventTypes: page.items.map(toEventType), nextPageToken: page.nextPageToken ?? '' };
     },
     async *watch(request, ctx) {

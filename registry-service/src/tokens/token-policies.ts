@@ -19,8 +19,6 @@ export type AbsentToken = 'revoked' | 'unknown';
 export interface TokenPolicies {
   /** Rules of these tokens, at most `maxAgeMs` old; an id not known then is reloaded once. Unknown: revoked or never made. */
   rulesOf(tokenIds: Iterable<string>): Promise<Map<string, TokenRules>>;
-  /** True when the token has max_devices or max_objects (from the last load; cheap). */
-  isLimited(tokenId: string): boolean;
   /** For ids rulesOf did not find: revoked, or no token at all (one query; rare, so not cached). */
   absentReasons(tokenIds: string[]): Promise<Map<string, AbsentToken>>;
 }
@@ -33,7 +31,9 @@ export function hasExpired(rules: TokenRules, nowMs = Date.now()): boolean {
 /**
  * A cache of the token policies: the version (one cheap row) is read at most every `maxAgeMs`,
  * the policies again only when it moved, or when an event names a token the cache does not hold
- * (one made a moment ago). So a policy change applies to events within about `maxAgeMs`.
+ * (one made a moment ago). So a change of may_create, expiry or revocation applies to events within
+ * about `maxAgeMs`; max_devices / max_objects are not read here but from the token's row, locked
+ * in the write statement (record-events-sql.ts), so they apply from the change's answer on.
  */
 export function createTokenPolicies(deps: { pool: pg.Pool; logger: Logger; maxAgeMs?: number }): TokenPolicies {
   const maxAgeMs = deps.maxAgeMs ?? 1000;
@@ -96,10 +96,6 @@ export function createTokenPolicies(deps: { pool: pg.Pool; logger: Logger; maxAg
     async absentReasons(tokenIds) {
       const revoked = await revokedAmong(deps.pool, tokenIds);
       return new Map(tokenIds.map((id) => [id, revoked.has(id) ? 'revoked' : 'unknown']));
-    },
-    isLimited(tokenId) {
-      const policy = rules.get(tokenId)?.policy;
-      return policy?.maxDevices !== undefined || policy?.maxObjects !== undefined;
     },
   };
 }

@@ -1,4 +1,4 @@
-import { checkIdentityText, checkPolicyNumbers, invalidArgument, isBlank, ruleError, type TokenPolicy } from '@dynamic-events/proto';
+import { checkDomainPattern, checkIdentityText, checkPolicyNumbers, DOMAIN_PATTERNS_MAX_COUNT, invalidArgument, isBlank, ruleError, type TokenPolicy } from '@dynamic-events/proto';
 import { withinLength } from '../ingest/validate-event.js';
 
 // The policy's type and its JSON shape are shared with the gateway (proto's token-policy.ts).
@@ -11,14 +11,6 @@ export const CREATABLE_KINDS = ['devices', 'objects', 'event_types'] as const;
 export const BOOTSTRAP_TOKEN_NAME = 'DYNAMIC_EVENTS_TOKEN';
 
 const TOKEN_NAME_MAX_LENGTH = 100;
-/** An object_domain is at most 255 characters: a longer pattern could never match one. */
-const DOMAIN_PATTERN_MAX_LENGTH = 255;
-/** Bounds what every gateway holds and checks per token; far more than a real integration names. */
-const DOMAINS_MAX_COUNT = 1000;
-
-/** Lowercase labels of letters, digits, `_` or `-`, dot-separated, optionally ending in `.*`; or `*` alone. */
-const DOMAIN_PATTERN = /^(?:\*|[a-z0-9_-]+(?:\.[a-z0-9_-]+)*(?:\.\*)?)$/;
-
 /**
  * Checks a token name (no trimming: what is sent is what is shown); throws INVALID_ARGUMENT naming
  * `name`. A name follows the identity rules (no U+0000, lone surrogate, control or bidirectional
@@ -46,7 +38,7 @@ export function validateExpiry(expiresAtMicros: bigint, nowMs = Date.now()): big
 /** Checks every field of a policy; throws INVALID_ARGUMENT naming the field path (`policy.domains[2]`). */
 export function validatePolicy(policy: TokenPolicy): TokenPolicy {
   if (policy.mayCreate !== undefined) checkList('policy.may_create', policy.mayCreate, CREATABLE_KINDS.length, checkKind);
-  if (policy.domains !== undefined) checkList('policy.domains', policy.domains, DOMAINS_MAX_COUNT, checkDomain);
+  if (policy.domains !== undefined) checkList('policy.domains', policy.domains, DOMAIN_PATTERNS_MAX_COUNT, checkDomainPattern);
   // The numbers' ranges are shared with the gateway and the CLI, which check them before the wire.
   checkPolicyNumbers(policy);
   return policy;
@@ -65,16 +57,4 @@ function checkList(field: string, values: string[], maxCount: number, checkItem:
 
 function checkKind(field: string, value: string): void {
   if (!(CREATABLE_KINDS as readonly string[]).includes(value)) throw invalidArgument(field, 'one-of', `${field} must be one of ${CREATABLE_KINDS.join(', ')}`);
-}
-
-function checkDomain(field: string, value: string): void {
-  if (value === '') throw invalidArgument(field, 'required', `${field} must not be empty`);
-  if (value.length > DOMAIN_PATTERN_MAX_LENGTH) throw invalidArgument(field, 'max-length', `${field} must be at most ${DOMAIN_PATTERN_MAX_LENGTH} characters`);
-  if (!DOMAIN_PATTERN.test(value)) {
-    throw invalidArgument(
-      field,
-      'domain-pattern',
-      `${field} must be a domain of lowercase letters, digits, "_" or "-" labels separated by dots, optionally ending in ".*", or "*"`,
-    );
-  }
 }

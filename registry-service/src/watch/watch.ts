@@ -1,4 +1,4 @@
-import { AppError, invalidArgument } from '@dynamic-events/proto';
+import { AppError, domainAllowed, invalidArgument } from '@dynamic-events/proto';
 import { changeBytes, type Change, type CommitFeed } from './commit-feed.js';
 import { checkEventFilter, type EventFilter, type EventFilterInput } from '../reads/list-filters.js';
 import { decodeCursor, encodeCursor, type Position } from './watch-cursor.js';
@@ -34,23 +34,30 @@ interface WatchRequest {
 
 export type Watch = (request: WatchRequest, signal: AbortSignal) => AsyncGenerator<WatchMessage>;
 
-/** A filter field applies to the records that have it; a record without a filtered field does not match (token_id: the sender, or the creator of an entity). */
+/**
+ * A filter field applies to the records that have it; a record without a filtered field does not
+ * match (token_id: the sender, or the creator of an entity; a device has no domain, so no domain
+ * filter or domain patterns let it through). Patterns match as in a list's SQL (domainAllowed).
+ */
 function matches(change: Change, f: EventFilter): boolean {
   const want = (filter: string | undefined, value: string | undefined) => filter === undefined || filter === value;
+  const inDomain = (domain: string) => want(f.domain, domain) && (f.domainPatterns === undefined || domainAllowed(f.domainPatterns, domain));
   switch (change.kind) {
     case 'event': {
       const e = change.event;
-      return want(f.deviceName, e.deviceName) && want(f.object, `${e.domain}.${e.objectId}`) && want(f.domain, e.domain) && want(f.eventType, e.eventType) && want(f.tokenId, e.tokenId);
+      return want(f.deviceName, e.deviceName) && want(f.object, `${e.domain}.${e.objectId}`) && inDomain(e.domain) && want(f.eventType, e.eventType) && want(f.tokenId, e.tokenId);
     }
-    case 'device':
-      return want(f.deviceName, change.device.deviceName) && !f.object && !f.domain && !f.eventType && want(f.tokenId, change.device.createdByTokenId);
+    case 'device': {
+      const noDomain = !f.domain && f.domainPatterns === undefined;
+      return want(f.deviceName, change.device.deviceName) && !f.object && noDomain && !f.eventType && want(f.tokenId, change.device.createdByTokenId);
+    }
     case 'object': {
       const o = change.object;
-      return want(f.deviceName, o.deviceName) && want(f.object, o.id) && want(f.domain, o.objectDomain) && !f.eventType && want(f.tokenId, o.createdByTokenId);
+      return want(f.deviceName, o.deviceName) && want(f.object, o.id) && inDomain(o.objectDomain) && !f.eventType && want(f.tokenId, o.createdByTokenId);
     }
     case 'event_type': {
       const t = change.eventType;
-      return want(f.domain, t.domain) && want(f.eventType, t.eventType) && !f.deviceName && !f.object && want(f.tokenId, t.createdByTokenId);
+      return inDomain(t.domain) && want(f.eventType, t.eventType) && !f.deviceName && !f.object && want(f.tokenId, t.createdByTokenId);
     }
   }
 }

@@ -3,7 +3,7 @@ import type { RegistryClient } from '../../clients/registry.js';
 import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { presentDevice, presentEventType, presentObject } from '../../api/entities.js';
 import { presentEvent } from '../../api/event.js';
-import { checkDeviceListScope, checkListScope, readScopeOf } from '../../tokens/read-scope.js';
+import { deviceListFilter, readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
 import { eventQueryOf, oldestFirstOf, pageOf, readParams, type RawQuery } from '../query-params.js';
 
 const EVENT_FILTERS = ['device_name', 'object', 'domain', 'event_type', 'since', 'until', 'token_id'] as const;
@@ -13,36 +13,36 @@ const PAGING = ['limit', 'page_token'] as const;
  * List endpoints: a page of records in the shapes of the single reads, and the opaque token of the
  * next page (null on the last). Same bearer token as the other reads. Parameters are checked here
  * (400 naming the parameter); a bad page_token comes back from the registry as INVALID_ARGUMENT.
- * A domain-restricted token lists within one of its domains only (tokens/read-scope.ts; else 403).
+ * A domain-restricted token lists within its domains only (tokens/read-scope.ts: its patterns are
+ * the registry's filter; a domain= outside them is 403) and the devices it created.
  */
 export function listRoutes(router: Router<GatewayState>, base: string, deps: { auth: GatewayMiddleware; registry: RegistryClient }): void {
   const { auth, registry } = deps;
 
   router.get(`${base}/dynamic-events`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, ...PAGING, 'order']);
-    const query = { ...eventQueryOf(params), ...pageOf(params), oldestFirst: oldestFirstOf(params.order) };
-    checkListScope(readScopeOf(ctx.state.token), query);
+    const query = scopedFilter(readScopeOf(ctx.state.token), { ...eventQueryOf(params), ...pageOf(params), oldestFirst: oldestFirstOf(params.order) });
     const page = await registry.listEvents(query, { requestId: ctx.state.requestId });
     ctx.body = { events: page.items.map(presentEvent), next_page_token: page.nextPageToken };
   });
 
   router.get(`${base}/devices`, auth, async (ctx) => {
-    checkDeviceListScope(readScopeOf(ctx.state.token));
-    const page = await registry.listDevices(pageOf(readParams(ctx.query as RawQuery, PAGING)), { requestId: ctx.state.requestId });
+    const query = { ...pageOf(readParams(ctx.query as RawQuery, PAGING)), ...deviceListFilter(readScopeOf(ctx.state.token)) };
+    const page = await registry.listDevices(query, { requestId: ctx.state.requestId });
     ctx.body = { devices: page.items.map(presentDevice), next_page_token: page.nextPageToken };
   });
 
   router.get(`${base}/objects`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, ['device_name', 'domain', ...PAGING]);
-    checkListScope(readScopeOf(ctx.state.token), params);
-    const page = await registry.listObjects({ ...pageOf(params), deviceName: params.device_name, domain: params.domain }, { requestId: ctx.state.requestId });
+    const query = scopedFilter(readScopeOf(ctx.state.token), { ...pageOf(params), deviceName: params.device_name, domain: params.domain });
+    const page = await registry.listObjects(query, { requestId: ctx.state.requestId });
     ctx.body = { objects: page.items.map(presentObject), next_page_token: page.nextPageToken };
   });
 
   router.get(`${base}/event-types`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, ['domain', ...PAGING]);
-    checkListScope(readScopeOf(ctx.state.token), params);
-    const page = await registry.listEventTypes({ ...pageOf(params), domain: params.domain }, { requestId: ctx.state.requestId });
+    const query = scopedFilter(readScopeOf(ctx.state.token), { ...pageOf(params), domain: params.domain });
+    const page = await registry.listEventTypes(query, { requestId: ctx.state.requestId });
     ctx.body = { event_types: page.items.map(presentEventType), next_page_token: page.nextPageToken };
   });
 }

@@ -12,12 +12,15 @@ import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-param
 import { WatchHub } from '../../watch/watch-hub.js';
 import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
-import { checkListScope, readScopeOf } from '../../tokens/read-scope.js';
+import { readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
 
 interface StreamDeps {
   auth: GatewayMiddleware;
   registry: RegistryClient;
-  /** Ends a stream whose token is revoked or expires, or that was opened without one when one is now required. */
+  /**
+   * Ends a stream whose token is revoked or expires, whose token's domains are narrowed below what
+   * it streams, or that was opened without a token when one is now required.
+   */
   access: AccessWatch;
   logger: Logger;
   /** Aborted when shutdown starts: every stream ends cleanly and its client reconnects elsewhere. */
@@ -80,9 +83,8 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
     const lastEventId = ctx.get('Last-Event-ID');
     const cursorField = lastEventId ? 'Last-Event-ID' : 'after';
-    const query = { ...eventQueryOf(params), kinds: kindsOf(params.kinds), afterCursor: lastEventId || (params.after ?? '') };
-    // A domain-restricted token streams one of its domains (device changes never pass a domain filter).
-    checkListScope(readScopeOf(ctx.state.token), query);
+    // A domain-restricted token streams within its domains (device changes never pass a domain filter).
+    const query = scopedFilter(readScopeOf(ctx.state.token), { ...eventQueryOf(params), kinds: kindsOf(params.kinds), afterCursor: lastEventId || (params.after ?? '') });
     const stop = new AbortController();
     const end = () => stop.abort();
     const requestId = ctx.state.requestId;
@@ -94,10 +96,14 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
       throw renameCursorField(err, cursorField);
     }
     let lost: AccessEnd | undefined;
-    const release = access.hold(ctx.state.token, (reason) => {
-      lost = reason;
-      end();
-    });
+    const release = access.hold(
+      ctx.state.token,
+      (reason) => {
+        lost = reason;
+        end();
+      },
+      query,
+    );
     ctx.req.once('close', end);
     draining.addEventListener('abort', end, { once: true });
     ctx.status = 200;

@@ -5,6 +5,7 @@ import type { Queryable } from '../pool.js';
 import { bumpVersionWhen } from './auth-settings.js';
 import { query } from './query.js';
 import { withoutRowDetail } from './tokens.js';
+import { inTransaction } from './transaction.js';
 
 /** The bootstrap row's secret as the caller derived it (never the secret itself). */
 interface BootstrapSecret {
@@ -28,22 +29,13 @@ const SECRET_CONSTRAINT = 'tokens_secret_sha256_key';
  * (a new snapshot) sees the winner's row and takes the DO UPDATE path.
  */
 export async function upsertBootstrapToken(pool: pg.Pool, secret: BootstrapSecret): Promise<'created' | 'updated' | 'unchanged'> {
-  const client = await pool.connect();
-  let broken: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  const rows = await inTransaction(pool, async (client) => {
     await query(client, 'SELECT 1 FROM auth_settings WHERE id FOR UPDATE');
-    const rows = await query<{ created: boolean }>(client, UPSERT, [secret.id, BOOTSTRAP_TOKEN_NAME, secret.prefix, secret.secretSha256]).catch(fromSecretConflict);
-    await client.query('COMMIT');
-    const [row] = rows;
-    if (!row) return 'unchanged';
-    return row.created ? 'created' : 'updated';
-  } catch (err) {
-    await client.query('ROLLBACK').catch((rollbackError: unknown) => (broken = rollbackError as Error));
-    throw err;
-  } finally {
-    client.release(broken);
-  }
+    return query<{ created: boolean }>(client, UPSERT, [secret.id, BOOTSTRAP_TOKEN_NAME, secret.prefix, secret.secretSha256]).catch(fromSecretConflict);
+  });
+  const [row] = rows;
+  if (!row) return 'unchanged';
+  return row.created ? 'created' : 'updated';
 }
 
 const UPSERT = `WITH changed AS (

@@ -3,6 +3,7 @@ import type { Queryable } from '../pool.js';
 import { DEVICE_COLUMNS, toDeviceRecord, type DeviceRow } from './devices.js';
 import { EVENT_TYPE_COLUMNS, toEventTypeRecord, type EventTypeRow } from './event-types.js';
 import { OBJECT_COLUMNS, toObjectRecord, type ObjectRow } from './objects.js';
+import { domainMatchSql, scopeDomainsSql, type DomainScope } from './domain-scope.js';
 import { query } from './query.js';
 
 /*
@@ -10,42 +11,54 @@ import { query } from './query.js';
  * last key of the previous one, in the database collation's order, which ORDER BY uses too.
  */
 
-/** Devices by name, after `afterName` when given. */
-export async function listDevices(db: Queryable, q: { afterName?: string; limit: number }): Promise<DeviceRecord[]> {
+/**
+ * Devices by name, after `afterName` when given; only those a token created when `createdByTokenId`
+ * is given (its own statement, so the plan reads that token's devices along their index, 0010).
+ */
+export async function listDevices(db: Queryable, q: { afterName?: string; createdByTokenId?: string; limit: number }): Promise<DeviceRecord[]> {
+  const byToken = q.createdByTokenId === undefined ? '' : 'created_by_token_id = $3::uuid AND ';
   const rows = await query<DeviceRow>(
     db,
-    `SELECT ${DEVICE_COLUMNS} FROM devices WHERE $1::text IS NULL OR device_name > $1 ORDER BY device_name LIMIT $2`,
-    [q.afterName ?? null, q.limit],
+    `SELECT ${DEVICE_COLUMNS} FROM devices WHERE ${byToken}($1::text IS NULL OR device_name > $1) ORDER BY device_name LIMIT $2`,
+    [q.afterName ?? null, q.limit, ...(q.createdByTokenId === undefined ? [] : [q.createdByTokenId])],
   );
   return rows.map(toDeviceRecord);
 }
 
-/** Objects by full id, optionally of one device and/or one domain, after `afterId` when given. */
+/**
+ * Objects by full id, optionally of one device, one domain and/or a domain scope, after `afterId`
+ * when given. A scope reads each of its domains along (object_domain, id) and merges them in id order.
+ */
 export async function listObjects(
   db: Queryable,
-  q: { deviceName?: string; domain?: string; afterId?: string; limit: number },
+  q: { deviceName?: string; domain?: string; scope?: DomainScope; afterId?: string; limit: number },
 ): Promise<ObjectRecord[]> {
+  const filters = `($1::text IS NULL OR device_name = $1) AND ($2::text IS NULL OR object_domain = $2) AND ($3::text IS NULL OR id > $3)`;
+  const source = q.scope
+    ? `(SELECT l.* FROM ${scopeDomainsSql('$5', '$6')} CROSS JOIN LATERAL
+         (SELECT * FROM objects WHERE object_domain = scope.scope_domain AND ${filters} ORDER BY id LIMIT $4) l) o`
+    : `objects o WHERE ${filters}`;
   const rows = await query<ObjectRow>(
     db,
-    `SELECT ${OBJECT_COLUMNS} FROM objects
-     WHERE ($1::text IS NULL OR device_name = $1) AND ($2::text IS NULL OR object_domain = $2) AND ($3::text IS NULL OR id > $3)
-     ORDER BY id LIMIT $4`,
-    [q.deviceName ?? null, q.domain ?? null, q.afterId ?? null, q.limit],
+    `SELECT ${OBJECT_COLUMNS} FROM ${source} ORDER BY id LIMIT $4`,
+    [q.deviceName ?? null, q.domain ?? null, q.afterId ?? null, q.limit, ...(q.scope ? [q.scope.exact, q.scope.parents] : [])],
   );
   return rows.map(toObjectRecord);
 }
 
-/** Event types by (domain, event_type), optionally of one domain, after `after` when given. */
+/** Event types by (domain, event_type), optionally of one domain and/or a domain scope, after `after` when given. */
 export async function listEventTypes(
   db: Queryable,
-  q: { domain?: string; after?: { domain: string; eventType: string }; limit: number },
+  q: { domain?: string; scope?: DomainScope; after?: { domain: string; eventType: string }; limit: number },
 ): Promise<EventTypeRecord[]> {
+  // The event types are the smallest table (their count, not the events', grows the scan).
+  const scoped = q.scope ? ` AND ${domainMatchSql('domain', '$5', '$6')}` : '';
   const rows = await query<EventTypeRow>(
     db,
     `SELECT ${EVENT_TYPE_COLUMNS} FROM event_types
-     WHERE ($1::text IS NULL OR domain = $1) AND ($2::text IS NULL OR (domain, event_type) > ($2, $3::text))
+     WHERE ($1::text IS NULL OR domain = $1) AND ($2::text IS NULL OR (domain, event_type) > ($2, $3::text))${scoped}
      ORDER BY domain, event_type LIMIT $4`,
-    [q.domain ?? null, q.after?.domain ?? null, q.after?.eventType ?? null, q.limit],
+    [q.domain ?? null, q.after?.domain ?? null, q.after?.eventType ?? null, q.limit, ...(q.scope ? [q.scope.exact, q.scope.parents] : [])],
   );
   return rows.map(toEventTypeRecord);
 }

@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
+import { scopeDomainsSql, type DomainScope } from './domain-scope.js';
 import { query, statementName, timestampFromMicros } from './query.js';
 
 /** Where a page starts: strictly after this (created_at, id) in the list's order. */
@@ -21,6 +22,8 @@ interface EventListQuery {
   untilUs?: bigint;
   /** The token that sent them. */
   tokenId?: string;
+  /** Domains matching these patterns (domain-scope.ts). */
+  scope?: DomainScope;
   after?: EventPosition;
   newestFirst: boolean;
   /** Events in a page at most. */
@@ -50,7 +53,9 @@ type PageRow = Omit<EventRow, 'payload'> & { payload: string | null };
 /**
  * Events in (created_at, id) order, a strict total order (ids are unique; a group commit's events
  * share created_at). Keyset, no OFFSET: the bound on created_at alone is written out so the planner
- * can start the scan of a (…, created_at) index at the position, then settle ties on id.
+ * can start the scan of a (…, created_at) index at the position, then settle ties on id. A domain
+ * scope reads each of its domains' first rows along (domain, …, created_at) and merges them: a page
+ * costs a few index probes per domain, however many events lie outside the scope.
  *
  * A page ends at `limit` events or before its estimated bytes would pass `maxBytes`, whichever
  * comes first. The running sum is taken in the statement, so a row past the page never travels with
@@ -77,16 +82,22 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Even
     where.push(`created_at ${loose} ${at}::timestamptz AND (created_at ${strict} ${at}::timestamptz OR id ${strict} ${id}::uuid)`);
   }
   const direction = q.newestFirst ? 'DESC' : 'ASC';
+  const order = `ORDER BY created_at ${direction}, id ${direction}`;
   const [limit, maxBytes] = [param(q.limit), param(q.maxBytes)];
+  let source = `events e ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`;
+  if (q.scope) {
+    const domains = scopeDomainsSql(param(q.scope.exact), param(q.scope.parents));
+    const inner = ['domain = scope.scope_domain', ...where].join(' AND ');
+    source = `(SELECT l.* FROM ${domains} CROSS JOIN LATERAL (SELECT * FROM events WHERE ${inner} ${order} LIMIT ${limit} + 1) l) e`;
+  }
   // n: the row's place in the page; running: the estimated bytes of the page up to and with it.
   // Rows whose predecessors already filled the page are dropped, except the second (the first always fits).
   const text = `SELECT id, object_ref, device_name, domain, event_type, token_id, created_us, updated_us,
        CASE WHEN n <= ${limit} AND (n = 1 OR running <= ${maxBytes}) THEN payload END AS payload
      FROM (SELECT r.*, ${EVENT_BYTES} AS bytes, sum(${EVENT_BYTES}) OVER (ORDER BY r.n) AS running
-       FROM (SELECT ${EVENT_COLUMNS}, row_number() OVER (ORDER BY created_at ${direction}, id ${direction}) AS n
-         FROM events e
-         ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}
-         ORDER BY created_at ${direction}, id ${direction}
+       FROM (SELECT ${EVENT_COLUMNS}, row_number() OVER (${order}) AS n
+         FROM ${source}
+         ${order}
          LIMIT ${limit} + 1) r) p
      WHERE p.running - p.bytes <= ${maxBytes} OR p.n <= 2
      ORDER BY p.n`;

@@ -3,8 +3,7 @@ import { micros } from './query.js';
 /*
  * The texts of the write statement (record-events.ts runs them). Parameters: $1 device names,
  * $2-$7 objects, $8-$11 event types, $12 the events (jsonb), $13-$15 the token creating each device,
- * object and event type (NULL: none), then, per variant, $16 the tokens with a creation limit and
- * the Idempotency-Keys after it.
+ * object and event type (NULL: none), then, in the variant with keys, the Idempotency-Keys.
  *
  * One statement, so one round trip and no BEGIN/COMMIT: a single statement is atomic on its own
  * (a failing event rolls back the entities too). Each CTE inserts with ON CONFLICT DO NOTHING, so a
@@ -56,24 +55,34 @@ WITH new_devices AS (
 )`;
 
 /*
- * max_devices / max_objects (the limits variant, for batches where a token with a limit may create
- * something): the devices and objects this statement created for such tokens move their counters
- * on the token rows, locked first in id order (no deadlock between two statements). A concurrent
- * statement of the same token waits for that lock and then counts with this one's creations, so
- * the limit holds under any concurrency; a statement that would pass it fails as a whole (SQLSTATE
- * DE403, migration 0008) and the recorder isolates the event that did it.
+ * max_devices / max_objects (the tokens variant, for batches where an event of a token may create a
+ * device or object). The token rows of what this statement created are locked FOR KEY SHARE, in id
+ * order, and their policy is read from the locked row: the latest committed one, never a cached
+ * copy. UpdateToken locks the row FOR UPDATE, which conflicts with KEY SHARE, so a policy change and
+ * a creating statement take turns: the change waits for statements that read the old policy to
+ * commit (then counts their creations) and later statements read the new one. KEY SHARE does not
+ * conflict with itself or with the counters' update (NO KEY UPDATE), so tokens without a limit
+ * never wait for each other. For a token whose policy has a limit, the row is then locked for the
+ * update (in id order: no deadlock between two statements) and the creations move its counters;
+ * a concurrent statement of the same token waits for that row lock and then counts with this one's
+ * creations, so the limit holds under any concurrency; a statement that would pass it fails as a
+ * whole (SQLSTATE DE403, migration 0008) and the recorder isolates the event that did it.
  */
-const limitsCtes = (after: string) => `, created_by_limited AS (
-  SELECT created_by_token_id AS token, 1 AS devices, 0 AS objects FROM new_devices WHERE created_by_token_id = ANY($16::uuid[])
+const tokenCtes = (after: string) => `, created_by_token AS (
+  SELECT created_by_token_id AS token, 1 AS devices, 0 AS objects FROM new_devices WHERE created_by_token_id IS NOT NULL
   UNION ALL
-  SELECT created_by_token_id, 0, 1 FROM new_objects WHERE created_by_token_id = ANY($16::uuid[])
-), locked_tokens AS (
-  SELECT id FROM tokens WHERE id IN (SELECT token FROM created_by_limited) AND (SELECT count(*) FROM ${after}) >= 0
-  ORDER BY id FOR UPDATE
+  SELECT created_by_token_id, 0, 1 FROM new_objects WHERE created_by_token_id IS NOT NULL
+), creator_tokens AS MATERIALIZED (
+  SELECT id, (policy ? 'max_devices' OR policy ? 'max_objects') AS limited FROM tokens
+  WHERE id IN (SELECT token FROM created_by_token) AND (SELECT count(*) FROM ${after}) >= 0
+  ORDER BY id FOR KEY SHARE
+), limited_tokens AS MATERIALIZED (
+  SELECT id FROM tokens WHERE id IN (SELECT id FROM creator_tokens WHERE limited) AND (SELECT count(*) FROM creator_tokens) >= 0
+  ORDER BY id FOR NO KEY UPDATE
 ), counted AS (
   UPDATE tokens t SET devices_created = t.devices_created + c.devices, objects_created = t.objects_created + c.objects
-  FROM (SELECT token, sum(devices) AS devices, sum(objects) AS objects FROM created_by_limited GROUP BY token) c
-  WHERE t.id = c.token AND (SELECT count(*) FROM locked_tokens) >= 0
+  FROM (SELECT token, sum(devices) AS devices, sum(objects) AS objects FROM created_by_token GROUP BY token) c
+  WHERE t.id = c.token AND t.id IN (SELECT id FROM limited_tokens) AND (SELECT count(*) FROM limited_tokens) >= 0
   RETURNING t.name, t.devices_created, t.objects_created,
             (t.policy->>'max_devices')::int8 AS max_devices, (t.policy->>'max_objects')::int8 AS max_objects
 ), over_limit AS (
@@ -126,9 +135,10 @@ UNION ALL SELECT 'commit_seq', seq::text, NULL, NULL, NULL FROM logged`;
 const LIMITS_SELECT = `
 UNION ALL SELECT 'refused', refused::text, NULL, NULL, NULL FROM over_limit`;
 
-/** Which parts a batch needs; events without keys or limited tokens (the usual case) pay for neither. */
+/** Which parts a batch needs; events without keys or a token creating something (the usual case) pay for neither. */
 export interface StatementShape {
-  limits: boolean;
+  /** Some event of a token may create a device or object: its policy's limits apply. */
+  tokens: boolean;
   keys: boolean;
 }
 
@@ -136,14 +146,14 @@ export interface StatementShape {
 export function recordBatchStatement(shape: StatementShape): { text: string; name: string } {
   let text = ENTITY_AND_EVENT_CTES;
   let last = 'new_events';
-  if (shape.limits) {
-    text += limitsCtes(last);
+  if (shape.tokens) {
+    text += tokenCtes(last);
     last = 'counted';
   }
   if (shape.keys) {
-    text += keysCte(shape.limits ? 17 : 16, last);
+    text += keysCte(16, last);
     last = 'new_keys';
   }
-  text += logCte(last) + RESULT_SELECT + (shape.limits ? LIMITS_SELECT : '');
-  return { text, name: `registry-record-batch${shape.limits ? '-limits' : ''}${shape.keys ? '-keys' : ''}` };
+  text += logCte(last) + RESULT_SELECT + (shape.tokens ? LIMITS_SELECT : '');
+  return { text, name: `registry-record-batch${shape.tokens ? '-tokens' : ''}${shape.keys ? '-keys' : ''}` };
 }

@@ -59,8 +59,8 @@ interface RecordBatch {
   events: NewEventRow[];
   /** Keys of the events that carried one (distinct); undefined or empty: the statement without keys. */
   keys?: NewKeyRow[];
-  /** Tokens with max_devices or max_objects that may create something here; empty: no limit to check. */
-  limitedTokens?: string[];
+  /** Some event of a token may create a device or object here: the statement applies the token's limits. */
+  tokenCreations?: boolean;
 }
 
 interface StoredTimes {
@@ -127,8 +127,7 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     objects.map((o) => o.tokenId ?? null),
     types.map((t) => t.tokenId ?? null),
   ];
-  const shape = { limits: (batch.limitedTokens?.length ?? 0) > 0, keys: (batch.keys?.length ?? 0) > 0 };
-  if (shape.limits) parameters.push(batch.limitedTokens);
+  const shape = { tokens: batch.tokenCreations === true, keys: (batch.keys?.length ?? 0) > 0 };
   if (shape.keys) parameters.push(...keyParameters(batch.keys ?? []));
   const rows = await run(db, shape, parameters);
 
@@ -153,7 +152,7 @@ const statements = new Map<string, { text: string; name: string }>();
  * call cost about a third of the throughput. A key committed meanwhile becomes ALREADY_EXISTS.
  */
 async function run(db: Queryable, shape: StatementShape, parameters: unknown[]): Promise<ResultRow[]> {
-  const id = `${shape.limits}-${shape.keys}`;
+  const id = `${shape.tokens}-${shape.keys}`;
   let statement = statements.get(id);
   if (!statement) statements.set(id, (statement = recordBatchStatement(shape)));
   try {

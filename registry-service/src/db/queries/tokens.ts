@@ -4,6 +4,7 @@ import type pg from 'pg';
 import type { Queryable } from '../pool.js';
 import { bumpVersionWhen } from './auth-settings.js';
 import { micros, query, timestampFromMicros } from './query.js';
+import { inTransaction } from './transaction.js';
 
 interface TokenRow {
   id: string;
@@ -101,34 +102,40 @@ export async function findToken(db: Queryable, id: string): Promise<TokenRecord 
 /**
  * Applies a change to a live, non-bootstrap token and bumps the version; undefined when no such
  * token was there to change (the caller looks the row up to say why).
+ *
+ * The row is locked FOR UPDATE first, in its own statement: that waits for every write statement
+ * that read the token's policy under its KEY SHARE lock (record-events-sql.ts) to commit, and the
+ * UPDATE after it reads a snapshot that holds all their creations. A new policy recounts what the
+ * token created so far from the rows themselves (writes count only while a limit is set), so the
+ * counters are exact when the limit starts; the writes that wait for this lock count their own
+ * creations against the new policy.
  */
-export async function updateToken(db: Queryable, id: string, change: TokenChange): Promise<TokenRecord | undefined> {
+export async function updateToken(pool: pg.Pool, id: string, change: TokenChange): Promise<TokenRecord | undefined> {
   const policy = change.policy === undefined ? null : JSON.stringify(policyToJson(change.policy));
   const expiresAt = change.expiresAtMicros === undefined || change.expiresAtMicros === null ? null : timestampFromMicros(change.expiresAtMicros);
-  const rows = await tokenQuery<TokenRow>(
-    db,
-    `WITH changed AS (
-       UPDATE tokens SET
-         name = COALESCE($2, name),
-         policy = COALESCE($3::jsonb, policy),
-         -- A new policy recounts what the token created so far: a limit set later counts its past
-         -- creations too (only statements of a limited token move the counters themselves).
-         devices_created = CASE WHEN $3::jsonb IS NULL THEN devices_created
-                                ELSE (SELECT count(*) FROM devices WHERE created_by_token_id = $1::uuid) END,
-         objects_created = CASE WHEN $3::jsonb IS NULL THEN objects_created
-                                ELSE (SELECT count(*) FROM objects WHERE created_by_token_id = $1::uuid) END,
-         expires_at = CASE WHEN $4::boolean THEN NULL ELSE COALESCE($5::timestamptz, expires_at) END,
-         updated_at = now()
-       WHERE id = $1 AND NOT bootstrap AND revoked_at IS NULL
-       RETURNING *
-     ), ${bumpVersionWhen('changed')}
-     SELECT ${TOKEN_COLUMNS} FROM changed`,
-    [id, change.name ?? null, policy, change.expiresAtMicros === null, expiresAt],
-  ).catch((err: unknown) => {
+  const rows = await inTransaction(pool, async (client) => {
+    await tokenQuery(client, 'SELECT 1 FROM tokens WHERE id = $1 AND NOT bootstrap AND revoked_at IS NULL FOR UPDATE', [id]);
+    return tokenQuery<TokenRow>(client, UPDATE_TOKEN, [id, change.name ?? null, policy, change.expiresAtMicros === null, expiresAt]);
+  }).catch((err: unknown) => {
     throw fromNameConflict(err, change.name);
   });
   return rows[0] && toTokenRecord(rows[0]);
 }
+
+const UPDATE_TOKEN = `WITH changed AS (
+    UPDATE tokens SET
+      name = COALESCE($2, name),
+      policy = COALESCE($3::jsonb, policy),
+      devices_created = CASE WHEN $3::jsonb IS NULL THEN devices_created
+                             ELSE (SELECT count(*) FROM devices WHERE created_by_token_id = $1::uuid) END,
+      objects_created = CASE WHEN $3::jsonb IS NULL THEN objects_created
+                             ELSE (SELECT count(*) FROM objects WHERE created_by_token_id = $1::uuid) END,
+      expires_at = CASE WHEN $4::boolean THEN NULL ELSE COALESCE($5::timestamptz, expires_at) END,
+      updated_at = now()
+    WHERE id = $1 AND NOT bootstrap AND revoked_at IS NULL
+    RETURNING *
+  ), ${bumpVersionWhen('changed')}
+  SELECT ${TOKEN_COLUMNS} FROM changed`;
 
 /** Revokes a live, non-bootstrap token and bumps the version; undefined when there was none to revoke. */
 export async function revokeToken(db: Queryable, id: string): Promise<TokenRecord | undefined> {

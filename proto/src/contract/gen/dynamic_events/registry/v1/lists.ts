@@ -9,6 +9,7 @@ import { BinaryReader, BinaryWriter } from "@bufbuild/protobuf/wire";
 import { Timestamp } from "../../../google/protobuf/timestamp.js";
 import { Device, EventType, SourceObject } from "./entities.js";
 import { Event } from "./events.js";
+import { StringList } from "./tokens.js";
 
 export const protobufPackage = "dynamic_events.registry.v1";
 
@@ -40,6 +41,13 @@ export interface EventFilter {
     | undefined;
   /** Sent by this token (TokenService id). */
   tokenId: string;
+  /**
+   * Object domains matching one of these patterns, with the rules of a token policy's domains
+   * ("acme.camera.video" exactly, "acme.camera.*" one or more labels below acme.camera, "*" any).
+   * Unset: no filter; set with no values: nothing matches. Device changes of a Watch never match
+   * a set value (a device has no domain).
+   */
+  domainPatterns: StringList | undefined;
 }
 
 export interface ListEventsRequest {
@@ -62,6 +70,8 @@ export interface ListEventsResponse {
 export interface ListDevicesRequest {
   pageSize: number;
   pageToken: string;
+  /** Devices created by this token (TokenService id); empty does not filter. */
+  createdByTokenId: string;
 }
 
 export interface ListDevicesResponse {
@@ -74,6 +84,8 @@ export interface ListObjectsRequest {
   domain: string;
   pageSize: number;
   pageToken: string;
+  /** Objects of domains matching one of these patterns (as EventFilter.domain_patterns). */
+  domainPatterns: StringList | undefined;
 }
 
 export interface ListObjectsResponse {
@@ -85,6 +97,8 @@ export interface ListEventTypesRequest {
   domain: string;
   pageSize: number;
   pageToken: string;
+  /** Event types of domains matching one of these patterns (as EventFilter.domain_patterns). */
+  domainPatterns: StringList | undefined;
 }
 
 export interface ListEventTypesResponse {
@@ -93,7 +107,16 @@ export interface ListEventTypesResponse {
 }
 
 function createBaseEventFilter(): EventFilter {
-  return { deviceName: "", object: "", domain: "", eventType: "", since: undefined, until: undefined, tokenId: "" };
+  return {
+    deviceName: "",
+    object: "",
+    domain: "",
+    eventType: "",
+    since: undefined,
+    until: undefined,
+    tokenId: "",
+    domainPatterns: undefined,
+  };
 }
 
 export const EventFilter: MessageFns<EventFilter> = {
@@ -118,6 +141,9 @@ export const EventFilter: MessageFns<EventFilter> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(58).string(message.tokenId);
+    }
+    if (message.domainPatterns !== undefined) {
+      StringList.encode(message.domainPatterns, writer.uint32(66).fork()).join();
     }
     return writer;
   },
@@ -189,6 +215,14 @@ export const EventFilter: MessageFns<EventFilter> = {
             }
 
             message.tokenId = reader.string();
+            continue;
+          }
+          case 8: {
+            if (tag !== 66) {
+              break;
+            }
+
+            message.domainPatterns = StringList.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -341,7 +375,7 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
 };
 
 function createBaseListDevicesRequest(): ListDevicesRequest {
-  return { pageSize: 0, pageToken: "" };
+  return { pageSize: 0, pageToken: "", createdByTokenId: "" };
 }
 
 export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
@@ -351,6 +385,9 @@ export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(18).string(message.pageToken);
+    }
+    if (message.createdByTokenId !== "") {
+      writer.uint32(26).string(message.createdByTokenId);
     }
     return writer;
   },
@@ -382,6 +419,14 @@ export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
             }
 
             message.pageToken = reader.string();
+            continue;
+          }
+          case 3: {
+            if (tag !== 26) {
+              break;
+            }
+
+            message.createdByTokenId = reader.string();
             continue;
           }
         }
@@ -455,7 +500,7 @@ export const ListDevicesResponse: MessageFns<ListDevicesResponse> = {
 };
 
 function createBaseListObjectsRequest(): ListObjectsRequest {
-  return { deviceName: "", domain: "", pageSize: 0, pageToken: "" };
+  return { deviceName: "", domain: "", pageSize: 0, pageToken: "", domainPatterns: undefined };
 }
 
 export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
@@ -471,6 +516,9 @@ export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(34).string(message.pageToken);
+    }
+    if (message.domainPatterns !== undefined) {
+      StringList.encode(message.domainPatterns, writer.uint32(42).fork()).join();
     }
     return writer;
   },
@@ -518,6 +566,14 @@ export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
             }
 
             message.pageToken = reader.string();
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.domainPatterns = StringList.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -591,7 +647,7 @@ export const ListObjectsResponse: MessageFns<ListObjectsResponse> = {
 };
 
 function createBaseListEventTypesRequest(): ListEventTypesRequest {
-  return { domain: "", pageSize: 0, pageToken: "" };
+  return { domain: "", pageSize: 0, pageToken: "", domainPatterns: undefined };
 }
 
 export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
@@ -604,6 +660,9 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     }
     if (message.pageToken !== "") {
       writer.uint32(26).string(message.pageToken);
+    }
+    if (message.domainPatterns !== undefined) {
+      StringList.encode(message.domainPatterns, writer.uint32(34).fork()).join();
     }
     return writer;
   },
@@ -643,6 +702,14 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
             }
 
             message.pageToken = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.domainPatterns = StringList.decode(reader, reader.uint32());
             continue;
           }
         }
