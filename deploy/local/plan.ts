@@ -29,6 +29,15 @@ export interface StackPlan {
  * `internalToken`: the stack's REGISTRY_INTERNAL_TOKEN when the variable is unset (start.ts makes one
  * per stack and keeps it across re-plans); omitted, a fresh one.
  */
+/**
+ * Allocations from 128 KiB up get pages of their own, returned to the system when freed. glibc
+ * otherwise raises that threshold to the largest block freed so far (up to 32 MiB), so after the
+ * 4 MiB buffers of a resume storm the next ones come from its heap, whose freed memory the process
+ * keeps: the registry stayed about 250 MiB above its start after such a storm, and returned to its
+ * start with this (test/bench/resume-storm.js).
+ */
+const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
+
 export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
   const { ports, moved, problems } = await planPorts([
@@ -45,6 +54,8 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
   const mediaAddr = config.MEDIA_ADDR ?? hostPort('127.0.0.1', port('MEDIA_GRPC_PORT'));
   const credential = config.REGISTRY_INTERNAL_TOKEN ?? internalToken ?? randomBytes(32).toString('base64url');
   const shared = {
+    // glibc's allocator, as the images set it (deploy/docker/Dockerfile): unless the environment says otherwise.
+    ...SERVICE_MALLOC_ENV,
     ...env,
     REGISTRY_INTERNAL_TOKEN: credential,
     REGISTRY_GRPC_PORT: String(port('REGISTRY_GRPC_PORT')),

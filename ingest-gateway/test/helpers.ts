@@ -50,6 +50,8 @@ export interface GatewayOptions {
   maxInflightBodyBytes?: number;
   /** The settings console's build (served with the admin API; omitted: answered as not built). */
   console?: AppDeps['console'];
+  /** What SSE responses may hold for their clients (default: the production bounds). */
+  sseBudget?: AppDeps['sseBudget'];
 }
 
 /** Starts the app with fakes on 127.0.0.1:0; logs are captured (not printed) for assertions. */
@@ -88,6 +90,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     console: options.console,
     draining: draining.signal,
     probeDeadlineMs: 200,
+    sseBudget: options.sseBudget,
   };
   const server = createHttpServer(createRequestHandler(deps), { requestTimeoutMs: 60_000, headersTimeoutMs: 10_000 });
   handleClientErrors(server, logger);

@@ -75,6 +75,8 @@ interface ServerDeps {
   watchRetentionSeconds?: number;
   /** Estimated bytes a ListEvents page holds at most (default LIST_PAGE_MAX_BYTES); tests make it small. */
   listPageMaxBytes?: number;
+  /** Bytes Watch streams may hold for their clients, all together (default PROCESS_HELD_BYTES); tests make it small. */
+  watchHeldBytes?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -102,6 +104,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
     maxSendMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
     maxStreamStallMs: deps.watchMaxStallMs ?? 30_000,
+    processHeldBytes: deps.watchHeldBytes,
   });
   const watching = createWatching({ pool, logger, metrics, keepAliveMs: deps.watchKeepAliveMs ?? 10_000, fallbackPollMs: deps.watchFallbackPollMs });
   const locks = createEntityLocks({ locker: deps.locker, waitMs: deps.lockWaitMs, metrics, logger });
@@ -119,7 +122,8 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const policyCheck = createPolicyCheck({ pool, policies, known });
   const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), policyCheck);
   const watchEncoding = createWatchEncoding();
-  const definition = { ...registry.RegistryServiceService, watch: { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize } };
+  const watchMethod = { ...registry.RegistryServiceService.watch, responseSerialize: watchEncoding.serialize, responseBytes: watchEncoding.sizeOf };
+  const definition = { ...registry.RegistryServiceService, watch: watchMethod };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
     createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: watching.watch, logger }),

@@ -51,6 +51,8 @@ export interface StartOptions {
   watchRetentionSeconds?: number;
   /** Estimated bytes a ListEvents page holds at most (default LIST_PAGE_MAX_BYTES). */
   listPageMaxBytes?: number;
+  /** Bytes Watch streams may hold for their clients together (default 64 MiB). */
+  watchHeldBytes?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -75,6 +77,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     eventRetentionSeconds: options.eventRetentionSeconds,
     watchRetentionSeconds: options.watchRetentionSeconds,
     listPageMaxBytes: options.listPageMaxBytes,
+    watchHeldBytes: options.watchHeldBytes,
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();

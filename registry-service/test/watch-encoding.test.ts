@@ -41,6 +41,8 @@ describe('Watch response encoding', () => {
     const response = encoding.toResponse(message);
     expect(encoding.serialize(response)).toEqual(Buffer.from(registry.WatchResponse.encode(response).finish()));
     expect(registry.WatchResponse.decode(encoding.serialize(response))).toEqual(response);
+    // A stream counts a message by sizeOf before it serializes it.
+    expect(encoding.sizeOf(response)).toBe(encoding.serialize(response).length);
   });
 
   it('builds each change once for every watcher that reads it', () => {

@@ -14,8 +14,9 @@ export function unauthorizedFrame(reason: string): string {
   return `event: unauthorized\ndata: ${JSON.stringify({ error: reason })}\n\n`;
 }
 
-/** Frames kept for other readers of the same commits. */
+/** Frames kept for other readers of the same commits, and their text at most (events may be 16 MiB each). */
 const RECENT_FRAMES = 4096;
+const RECENT_FRAME_CHARS = 8 * 1024 * 1024;
 
 /** One Server-Sent Events frame for a change. */
 export function sseFrame(change: WatchChange): string {
@@ -58,13 +59,19 @@ export function* frameEnds(chunk: Buffer): Generator<[cursor: string, end: numbe
  */
 export function createFrameCache(): (change: WatchChange) => string {
   const recent = new Map<string, string>();
+  let chars = 0;
   return (change) => {
     const cached = recent.get(change.cursor);
     if (cached !== undefined) return cached;
     const frame = sseFrame(change);
     recent.set(change.cursor, frame);
-    // A Map keeps insertion order: the oldest frame goes first.
-    if (recent.size > RECENT_FRAMES) recent.delete(recent.keys().next().value as string);
+    chars += frame.length;
+    // A Map keeps insertion order: the oldest frames go first (the newest one too when it alone is over the bound).
+    for (const [cursor, old] of recent) {
+      if (recent.size <= RECENT_FRAMES && chars <= RECENT_FRAME_CHARS) break;
+      recent.delete(cursor);
+      chars -= old.length;
+    }
     return frame;
   };
 }

@@ -52,7 +52,7 @@ function toWatchChange(c: registry.WatchChange): WatchChange {
 }
 
 /** The registry's list and watch RPCs in gateway terms; failures reject (or throw) with an AppError. */
-export function createRegistryReads(client: registry.RegistryServiceClient, deadlineMs: number): RegistryReads {
+export function createRegistryReads(client: registry.RegistryServiceClient, deadlineMs: number, watchClient = client): RegistryReads {
   const settings = (requestId: string) => ({ deadlineMs, requestId });
   return {
     async listEvents(query, call) {
@@ -79,7 +79,7 @@ export function createRegistryReads(client: registry.RegistryServiceClient, dead
     async *watch(query, call) {
       const request = { filter: toFilter(query), kinds: query.kinds.map((k) => KINDS[k]), afterCursor: query.afterCursor };
       // A watch lasts as long as its HTTP client: no deadline, the signal ends it.
-      const stream = callStream(client.watch.bind(client), request, { deadlineMs: Infinity, requestId: call.requestId, signal: call.signal });
+      const stream = callStream(watchClient.watch.bind(watchClient), request, { deadlineMs: Infinity, requestId: call.requestId, signal: call.signal });
       for await (const message of stream) {
         if (!message.cursor) throw new AppError('INTERNAL', INTERNAL_MESSAGE, {}, new Error('registry Watch message without cursor'));
         yield { cursor: message.cursor, changes: message.changes.map(toWatchChange) };

@@ -32,6 +32,9 @@ export interface RegistryClient extends RegistryReads {
   close(): void;
 }
 
+/** The receive window of the gateway's Watch streams, per stream and for their connection. */
+const WATCH_RECEIVE_WINDOW_BYTES = 1024 * 1024;
+
 /** Settings of the registry client. */
 interface RegistryClientOptions {
   /** Deadline of every call; no request waits on the registry longer than this. */
@@ -49,6 +52,15 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
     maxReceiveMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
     interceptors: options.interceptors,
   });
+  // Watch streams on a channel of their own, whose receive window is small: each SSE client catching
+  // up on a registry stream of its own would otherwise let the registry push up to 16 MiB into it
+  // ahead of the client (and the registry then serializes more for it).
+  const watchClient = createGrpcClient(registry.RegistryServiceClient, address, {
+    maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
+    maxReceiveMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
+    interceptors: options.interceptors,
+    receiveWindowBytes: WATCH_RECEIVE_WINDOW_BYTES,
+  });
   const health = createHealthChecker(address, { interceptors: options.interceptors });
   const settings = (call: CallOptions) => ({ deadlineMs: options.deadlineMs, requestId: call.requestId });
   // Batches travel as messages on a few open RecordEventsStream lanes, not as unary calls: a unary
@@ -57,7 +69,7 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
   const record = createRecordBatcher(async (batch) => required((await lanes.send({ batch })).batch, 'RecordEventsStream', 'batch'), options.batching);
 
   return {
-    ...createRegistryReads(client, options.deadlineMs),
+    ...createRegistryReads(client, options.deadlineMs, watchClient),
     async recordEvent(input, call) {
       const response = await record(toNewEvent(input), call);
       return toRecordedEvent(required(response.event, 'RecordEvents', 'event'));

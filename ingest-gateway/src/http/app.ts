@@ -2,7 +2,7 @@ import { METHODS, type RequestListener } from 'node:http';
 import Koa from 'koa';
 import { Router } from '@koa/router';
 import { escapeUnsafe } from '@dynamic-events/proto';
-import type { Logger } from '@dynamic-events/proto/runtime';
+import type { Logger, StreamBudget } from '@dynamic-events/proto/runtime';
 import { isClientFault } from './client-faults.js';
 import type { MediaClient } from '../clients/media.js';
 import type { TokenClient } from '../clients/tokens.js';
@@ -52,6 +52,8 @@ export interface AppDeps {
   probeDeadlineMs?: number;
   /** The settings console's build, read at start (console-bundle.ts); omitted: answered 503 as not built. */
   console?: ConsoleBundle;
+  /** Bytes SSE responses may hold for their clients (default: sse-room.ts's bounds); tests make it small. */
+  sseBudget?: StreamBudget;
 }
 
 /** Every route the gateway serves, as method and path (`:name` parameters): the OpenAPI test compares them. */
@@ -135,7 +137,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
-  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining });
+  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget });
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });

@@ -3,6 +3,8 @@ import { frameEnds } from '../api/sse.js';
 
 /** Changes a feed keeps for clients that resume from one of them (or catch up to them). */
 export const RECENT_CHANGES = 4096;
+/** The bytes of those changes' chunks at most (events may be 16 MiB each): the newest message stays whatever its size. */
+const RECENT_BYTES = 16 * 1024 * 1024;
 
 /**
  * One registry Watch (from now on) of one filter, shared by every SSE client of that filter, with
@@ -27,8 +29,9 @@ export class Feed {
   /** Recent messages' chunks, oldest first, and how many changes each holds. */
   private chunks: Buffer[] = [];
   private counts: number[] = [];
-  /** Changes in `chunks`. */
+  /** Changes in `chunks`, and their bytes. */
   private held = 0;
+  private bytes = 0;
   /** The number of chunks[0] among every chunk this feed has kept. */
   private base = 0;
   /**
@@ -44,11 +47,15 @@ export class Feed {
     this.chunks.push(chunk);
     this.counts.push(changes);
     this.held += changes;
-    if (this.held < 2 * RECENT_CHANGES) return;
-    // Trimmed in bulk, to the fewest chunks that still hold RECENT_CHANGES: a shift per message
-    // would move the whole window each time.
+    this.bytes += chunk.length;
+    if (this.held < 2 * RECENT_CHANGES && this.bytes <= RECENT_BYTES) return;
+    // Trimmed in bulk, to the fewest chunks that still hold RECENT_CHANGES, and to half the bytes
+    // bound: a shift per message would move the whole window each time.
     let drop = 0;
-    while (this.held - this.counts[drop]! >= RECENT_CHANGES) this.held -= this.counts[drop++]!;
+    while (drop < this.chunks.length - 1 && (this.held - this.counts[drop]! >= RECENT_CHANGES || this.bytes > RECENT_BYTES / 2)) {
+      this.held -= this.counts[drop]!;
+      this.bytes -= this.chunks[drop++]!.length;
+    }
     this.chunks.splice(0, drop);
     this.counts.splice(0, drop);
     this.base += drop;

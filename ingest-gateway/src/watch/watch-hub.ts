@@ -1,5 +1,6 @@
 import { AppError } from '@dynamic-events/proto';
 import { ChunkQueue } from './chunk-queue.js';
+import { createCatchUpSlots, type CatchUpSlots } from './catch-up-slots.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { ChangeKind, EventQuery, WatchMessage } from '../model.js';
 import { Feed } from './watch-feed.js';
@@ -50,8 +51,11 @@ type Render = (message: WatchMessage, feed?: Feed) => Buffer;
 export class WatchHub {
   private readonly feeds = new Map<string, Feed>();
   private readonly frameOf = createFrameCache();
+  private readonly slots: CatchUpSlots;
 
-  constructor(private readonly deps: { registry: RegistryClient; maxLagBytes?: number }) {}
+  constructor(private readonly deps: { registry: RegistryClient; maxLagBytes?: number; catchUpStreams?: number }) {
+    this.slots = createCatchUpSlots(deps.catchUpStreams);
+  }
 
   /**
    * The chunks for one client, once the registry accepted the filter and the cursor (it rejects
@@ -169,6 +173,9 @@ export class WatchHub {
 
   /** A registry stream of the client's own from its cursor, until it meets a change the feed holds. */
   private async catchUp(key: string, feed: Feed, query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
+    // Held while the stream reads history: until it joins the feed, ends, or the registry says it
+    // reached the present (a keep-alive after its first message).
+    const free = await this.slots.acquire(call.signal);
     const stop = new AbortController();
     const abort = () => stop.abort();
     call.signal.addEventListener('abort', abort, { once: true });
@@ -178,6 +185,7 @@ export class WatchHub {
       first = await messages.next();
     } catch (err) {
       call.signal.removeEventListener('abort', abort);
+      free();
       throw err;
     }
     // Released by the generator below, which the route always reads (to its end, or return()).
@@ -187,6 +195,7 @@ export class WatchHub {
       try {
         if (!first.done) yield this.render(first.value);
         for await (const message of messages) {
+          if (message.changes.length === 0) free();
           yield this.render(message);
           const last = message.changes.at(-1)?.cursor;
           const after = last === undefined || feed.ended ? undefined : feed.framesAfter(last);
@@ -196,6 +205,7 @@ export class WatchHub {
           break;
         }
       } finally {
+        free();
         stop.abort();
         call.signal.removeEventListener('abort', abort);
         feed.pending--;

@@ -27,6 +27,11 @@ export interface ClientOptions {
   maxReceiveMessageBytes?: number;
   /** Run on every call, e.g. createClientMetricsInterceptor (one per metrics registry, shared by all channels). */
   interceptors?: Interceptor[];
+  /**
+   * The channel's receive window, per stream and per connection (default HTTP2_CONNECTION_WINDOW_BYTES):
+   * what a response stream whose consumer is not reading may bring in beyond its next message.
+   */
+  receiveWindowBytes?: number;
 }
 
 /**
@@ -47,7 +52,7 @@ export function channelOptions(options: ClientOptions = {}): Partial<ChannelOpti
     'grpc.keepalive_timeout_ms': 10_000,
     'grpc.service_config': ROUND_ROBIN_SERVICE_CONFIG,
     // Our receive window per connection (replies, image chunks); servers widen theirs (http2-window.ts).
-    'grpc-node.flow_control_window': HTTP2_CONNECTION_WINDOW_BYTES,
+    'grpc-node.flow_control_window': options.receiveWindowBytes ?? HTTP2_CONNECTION_WINDOW_BYTES,
     // Pods come and go during rollouts and scaling: re-resolve DNS at most this often when asked to.
     'grpc.dns_min_time_between_resolutions_ms': 5_000,
     ...(options.interceptors ? { interceptors: options.interceptors } : {}),
@@ -100,8 +105,21 @@ type StreamMethod<Req, Res> = (request: Req, metadata: Metadata, options: Partia
  * Calls a server-streaming method; iteration yields messages, failures throw an AppError. When
  * `settings.signal` aborts (the consumer went away) the call is cancelled and iteration just ends.
  */
+/**
+ * A grpc-js response stream is an object-mode Readable, which decodes 16 messages ahead of its
+ * consumer whatever their size: with 4 MiB Watch messages that is 64 MiB per stream the consumer has
+ * not asked for, times every stream of a resume storm. A message is decoded when the consumer asks
+ * for it; until then the bytes wait in HTTP/2 flow control (its windows bound them per connection).
+ * Node reads the mark from the stream's state at each read; grpc-js has no option for it.
+ */
+function readOnDemand(stream: object): void {
+  const state = (stream as { _readableState?: { highWaterMark?: unknown } })._readableState;
+  if (state && typeof state.highWaterMark === 'number') state.highWaterMark = 0;
+}
+
 export async function* callStream<Req, Res>(method: StreamMethod<Req, Res>, request: Req, settings: CallSettings): AsyncGenerator<Res> {
   const stream = method(request, metadataOf(settings), { deadline: Date.now() + settings.deadlineMs });
+  readOnDemand(stream);
   const cancel = () => stream.cancel();
   settings.signal?.addEventListener('abort', cancel, { once: true });
   try {

@@ -10,7 +10,11 @@ import type {
 import type { Logger } from 'pino';
 import { AppError } from '../contract/app-error.js';
 import { contextOf, type CallContext } from './call-context.js';
+import { constants } from 'node:http2';
 import { laneHandler } from './grpc-lanes-server.js';
+import { createLaneLimits, type LaneLimits } from './lane-limits.js';
+import { http2StreamOf } from './grpc-http2-listeners.js';
+import { createStreamBudget, type StreamBudget, type StreamShare } from './stream-budget.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
 import { toStatusObject } from '../contract/grpc-errors.js';
 import { assertUtf8Request } from '../contract/strict-utf8.js';
@@ -35,6 +39,25 @@ export type AsyncServiceImpl<S> = {
 
 type Handler = (request: unknown, ctx: CallContext) => unknown;
 
+/** Ends a stream whose client read nothing for `maxStallMs`: it resumes from the last message it got. */
+function stalled(maxStallMs: number): AppError {
+  return new AppError('RESOURCE_EXHAUSTED', `the client read nothing for ${Math.round(maxStallMs / 1000)} s: resume from the last message received`, { rule: 'stalled' });
+}
+
+/** Waits until `take` goes through; throws RESOURCE_EXHAUSTED when the stream is cut or its client stalls. */
+async function reserve(share: StreamShare, bytes: number, signal: AbortSignal, maxStallMs: number | undefined): Promise<void> {
+  const deadline = maxStallMs === undefined ? Infinity : Date.now() + maxStallMs;
+  for (;;) {
+    const verdict = share.take(bytes);
+    if (verdict === 'take') return;
+    if (verdict === 'cut') {
+      throw new AppError('RESOURCE_EXHAUSTED', 'the server holds too much for clients that read slowly: resume from the last message received', { rule: 'held_bytes' });
+    }
+    if (signal.aborted) return;
+    if (!(await share.released(signal, Math.min(deadline - Date.now(), 2 ** 31 - 1))) && !signal.aborted) throw stalled(maxStallMs ?? 0);
+  }
+}
+
 /**
  * Resolves when the stream can take more data, or when the caller went away (no drain will come);
  * rejects with RESOURCE_EXHAUSTED when no drain came within `maxStallMs`.
@@ -42,12 +65,10 @@ type Handler = (request: unknown, ctx: CallContext) => unknown;
 function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal, maxStallMs: number | undefined): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve, reject) => {
-    const stalled = () => {
+    const timer = maxStallMs === undefined ? undefined : setTimeout(() => {
       done();
-      const seconds = Math.round((maxStallMs ?? 0) / 1000);
-      reject(new AppError('RESOURCE_EXHAUSTED', `the client read nothing for ${seconds} s: resume from the last message received`, { rule: 'stalled' }));
-    };
-    const timer = maxStallMs === undefined ? undefined : setTimeout(stalled, maxStallMs);
+      reject(stalled(maxStallMs));
+    }, maxStallMs);
     const done = () => {
       clearTimeout(timer);
       call.off('drain', finished);
@@ -68,6 +89,10 @@ interface HandlerOptions {
   maxStreamStallMs?: number;
   /** Aborted when the server shuts down: lanes end once what they took is answered. */
   closing?: AbortSignal;
+  /** Bytes server streams hold for their clients (per stream and per process); omitted: a budget of the defaults. */
+  streamBudget?: StreamBudget;
+  /** Messages a lane, and a connection's lanes together, handle at once (grpc-lanes-server.ts). */
+  laneLimits?: LaneLimits;
 }
 
 function unary(logger: Logger, service: string, method: string, handler: Handler): handleUnaryCall<unknown, unknown> {
@@ -94,17 +119,64 @@ function unary(logger: Logger, service: string, method: string, handler: Handler
   };
 }
 
-function serverStreaming(logger: Logger, service: string, method: string, handler: Handler, options: HandlerOptions): handleServerStreamingCall<unknown, unknown> {
+/**
+ * A server-streaming method may carry `responseBytes`: the size its serializer will give a message,
+ * found without building it, so a stream waiting for room holds no serialized copy meanwhile.
+ */
+type SizedMethod = MethodDefinition<unknown, unknown> & { responseBytes?: (message: unknown) => number };
+
+/** How long the status of a stream ended while its client holds data back may wait for it to read. */
+const CUT_GRACE_MS = 30_000;
+
+/**
+ * After a stream ended in error: its status waits behind the data its client has not taken, for
+ * ever if the client stopped reading. That data stays counted until the HTTP/2 stream closes; the
+ * stream is reset (ENHANCE_YOUR_CALM, which grpc-js clients read as RESOURCE_EXHAUSTED) when another
+ * stream needs the room, or after CUT_GRACE_MS. False when nothing is held (the share can close).
+ */
+function holdUntilTaken(call: ServerWritableStream<unknown, unknown>, share: StreamShare): boolean {
+  const stream = share.held > 0 ? http2StreamOf(call) : undefined;
+  if (!stream || stream.closed) return false;
+  const reset = () => {
+    if (!stream.closed) stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+  };
+  const timer = setTimeout(reset, CUT_GRACE_MS).unref();
+  stream.once('close', () => {
+    clearTimeout(timer);
+    share.close();
+  });
+  share.cut(reset);
+  return true;
+}
+
+function serverStreaming(logger: Logger, service: string, method: MethodDefinition<unknown, unknown>, handler: Handler, options: HandlerOptions & { streamBudget: StreamBudget }): handleServerStreamingCall<unknown, unknown> {
+  const name = method.path.split('/').pop() ?? method.path;
   return (call) => {
     const { ctx, settled } = contextOf(call);
-    const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: ctx.requestId };
+    const entry: CallLogEntry = { service, method: name, started: process.hrtime.bigint(), requestId: ctx.requestId };
+    const share = options.streamBudget.open();
+    let kept = false;
     void (async () => {
       try {
         assertUtf8Request(call.request);
         for await (const message of handler(call.request, ctx) as AsyncIterable<unknown>) {
           if (ctx.signal.aborted) return;
-          // Respect back-pressure so a slow reader does not make us buffer a whole file.
-          if (!call.write(message)) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
+          // Serialized here (the served definition passes the bytes through) to count what the stream holds by its size;
+          // a stream that must wait for room lets its bytes go meanwhile and serializes again.
+          // A method that can tell a message's size without serializing it (responseBytes) is counted first.
+          const known = (method as SizedMethod).responseBytes?.(message);
+          let bytes: Buffer | undefined = known === undefined ? method.responseSerialize(message) : undefined;
+          const size = known ?? bytes!.length;
+          if (share.take(size) !== 'take') {
+            bytes = undefined;
+            await reserve(share, size, ctx.signal, options.maxStreamStallMs);
+            if (ctx.signal.aborted) return;
+          }
+          bytes ??= method.responseSerialize(message);
+          if (ctx.signal.aborted) return;
+          // Held until HTTP/2 took the message, which a client that stopped reading never lets happen.
+          const written = call.write(bytes, () => share.release(size));
+          if (!written) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
         }
         settled();
         logCall(logger, entry, undefined);
@@ -114,9 +186,25 @@ function serverStreaming(logger: Logger, service: string, method: string, handle
         logCall(logger, entry, err);
         // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
         call.emit('error', toStatusObject(err));
+        kept = holdUntilTaken(call, share);
+      } finally {
+        if (!kept) share.close();
       }
     })();
   };
+}
+
+/**
+ * The definition grpc-js serves: server-streaming methods take the bytes their handler adapter
+ * serialized (serverStreaming), so each message is serialized once.
+ */
+export function withSerializedStreams<D extends ServiceDefinition>(definition: D): D {
+  const served: Record<string, MethodDefinition<unknown, unknown>> = {};
+  for (const [name, method] of Object.entries(definition) as Array<[string, MethodDefinition<unknown, unknown>]>) {
+    const serialize = method.responseSerialize;
+    served[name] = method.responseStream && !method.requestStream ? { ...method, responseSerialize: (value: unknown) => (Buffer.isBuffer(value) ? value : serialize(value)) } : method;
+  }
+  return served as unknown as D;
 }
 
 /**
@@ -132,15 +220,17 @@ export function adaptHandlers(
   options: HandlerOptions = {},
 ): UntypedServiceImplementation {
   const handlers: UntypedServiceImplementation = {};
+  const streamBudget = options.streamBudget ?? createStreamBudget();
+  const laneLimits = options.laneLimits ?? createLaneLimits();
   for (const [name, method] of Object.entries(definition) as Array<[string, MethodDefinition<unknown, unknown>]>) {
     const handler = impl[name];
     if (typeof handler !== 'function') throw new Error(`${service}: no handler for ${name}`);
     const methodName = method.path.split('/').pop() ?? name;
     if (method.requestStream && !method.responseStream) throw new Error(`${service}: client-streaming ${name} is not supported`);
     handlers[name] = method.requestStream
-      ? laneHandler(logger, service, methodName, handler as (request: unknown, ctx: CallContext) => Promise<unknown>, options.closing)
+      ? laneHandler(logger, service, methodName, handler as (request: unknown, ctx: CallContext) => Promise<unknown>, { closing: options.closing, limits: laneLimits })
       : method.responseStream
-        ? serverStreaming(logger, service, methodName, handler as Handler, options)
+        ? serverStreaming(logger, service, method, handler as Handler, { ...options, streamBudget })
         : unary(logger, service, methodName, handler as Handler);
   }
   return handlers;

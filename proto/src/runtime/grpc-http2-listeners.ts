@@ -1,11 +1,11 @@
-import type { Http2Server } from 'node:http2';
+import type { Http2Server, ServerHttp2Stream } from 'node:http2';
 import { Server as NetServer } from 'node:net';
 import type { Server } from '@grpc/grpc-js';
 
 /**
  * The one place that reads grpc-js internals: the node:http2 servers a bound grpc-js Server listens
  * with, which it keeps in its private `http2Servers` map (keyed by each listener) and offers no
- * accessor for. Our servers' HTTP/2 windows are set on them (http2-window.ts). @grpc/grpc-js is
+ * accessor for, and the HTTP/2 stream under a server call (http2StreamOf). Our servers' HTTP/2 windows are set on them (http2-window.ts). @grpc/grpc-js is
  * pinned to an exact version in proto/package.json, and the shape is checked on every call (each
  * server start): a grpc-js that keeps its listeners elsewhere fails the start with this module's
  * name rather than serving with Node's default windows unnoticed.
@@ -29,4 +29,24 @@ export function http2ListenersOf(server: Server): Http2Server[] {
     );
   }
   return listeners;
+}
+
+// node:http2 does not export its stream class: know one by what a reset needs.
+const isHttp2Stream = (value: unknown): value is ServerHttp2Stream =>
+  typeof value === 'object' && value !== null && 'rstCode' in value && 'session' in value && typeof (value as { close?: unknown }).close === 'function';
+
+/**
+ * The HTTP/2 stream under a grpc-js server call: the call object's `call`, through each
+ * interceptor's `nextCall`, down to the base call's `stream`. grpc-js offers no way to reset a call
+ * whose client stopped reading (its status waits behind the unsent data forever); undefined when
+ * the installed grpc-js keeps it elsewhere (a test checks it does not).
+ */
+export function http2StreamOf(call: object): ServerHttp2Stream | undefined {
+  let at: unknown = (call as { call?: unknown }).call;
+  for (let depth = 0; depth < 8 && typeof at === 'object' && at !== null; depth++) {
+    const stream: unknown = (at as { stream?: unknown }).stream;
+    if (isHttp2Stream(stream)) return stream;
+    at = (at as { nextCall?: unknown }).nextCall;
+  }
+  return undefined;
 }

@@ -1,7 +1,8 @@
-import type { handleBidiStreamingCall } from '@grpc/grpc-js';
+import type { handleBidiStreamingCall, ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import { acceptedRequestId, contextOf, type CallContext } from './call-context.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
+import type { LaneLimits } from './lane-limits.js';
 import { toStatusObject } from '../contract/grpc-errors.js';
 import { assertUtf8Request } from '../contract/strict-utf8.js';
 
@@ -15,6 +16,52 @@ type MessageHandler = (request: unknown, ctx: CallContext) => Promise<unknown>;
 function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
   const own = acceptedRequestId((request as { requestId?: unknown }).requestId);
   return own === undefined ? ctx : { ...ctx, requestId: own };
+}
+
+/**
+ * Input stops while the lane or its connection handles its bound of messages, or an answer waits
+ * for the caller to read: a caller that writes and never reads fills its own buffers, not ours.
+ */
+function gateOf(call: ServerDuplexStream<unknown, unknown>, limits: LaneLimits, ended: () => boolean) {
+  const conn = limits.join(call.getPeer());
+  let handling = 0;
+  let paused = false;
+  let waitingDrain = false;
+  const check = () => {
+    const full = handling >= limits.laneMessages || conn.inFlight >= limits.connectionMessages || waitingDrain;
+    if (ended() || full === paused) return;
+    paused = full;
+    if (paused) call.pause();
+    else call.resume();
+  };
+  const unwatch = conn.onSettled(check);
+  let left = false;
+  return {
+    took(now: number) {
+      handling = now;
+      conn.took();
+      check();
+    },
+    settled(now: number) {
+      handling = now;
+      conn.settled();
+      check();
+    },
+    undrained() {
+      waitingDrain = true;
+      check();
+      call.once('drain', () => {
+        waitingDrain = false;
+        check();
+      });
+    },
+    leave() {
+      if (left) return;
+      left = true;
+      unwatch();
+      conn.leave();
+    },
+  };
 }
 
 /**
@@ -32,12 +79,14 @@ function contextOfMessage(request: unknown, ctx: CallContext): CallContext {
  * took is answered; messages arriving after that are never handled, so a caller left without an
  * answer knows its request was not processed.
  */
-export function laneHandler(logger: Logger, service: string, method: string, handler: MessageHandler, closing?: AbortSignal): handleBidiStreamingCall<unknown, unknown> {
+export function laneHandler(logger: Logger, service: string, method: string, handler: MessageHandler, options: { closing?: AbortSignal; limits: LaneLimits }): handleBidiStreamingCall<unknown, unknown> {
+  const { closing, limits } = options;
   return (call) => {
     const { ctx, settled } = contextOf(call);
     let ended = false;
     let callerDone = false;
     let handling = 0;
+    const gate = gateOf(call, limits, () => ended);
     // Answers leave in request order: each waits for the one before it.
     let answered: Promise<void> = Promise.resolve();
 
@@ -45,6 +94,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
       if (ended) return;
       ended = true;
       settled();
+      gate.leave();
       closing?.removeEventListener('abort', endWhenIdle);
       // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
       if (err === undefined) call.end();
@@ -57,6 +107,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     call.on('data', (request: unknown) => {
       if (ended || closing?.aborted) return;
       handling++;
+      gate.took(handling);
       const messageCtx = contextOfMessage(request, ctx);
       const entry: CallLogEntry = { service, method, started: process.hrtime.bigint(), requestId: messageCtx.requestId };
       const result = Promise.resolve().then(() => {
@@ -68,7 +119,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
         .then(
           (response) => {
             logCall(logger, entry, undefined);
-            if (!ended) call.write(response);
+            if (!ended && !call.write(response)) gate.undrained();
           },
           (err: unknown) => {
             logCall(logger, entry, err);
@@ -77,6 +128,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
         )
         .finally(() => {
           handling--;
+          gate.settled(handling);
           endWhenIdle();
         });
     });
@@ -87,6 +139,7 @@ export function laneHandler(logger: Logger, service: string, method: string, han
     // The caller cancelled or the connection went: nothing more can be answered.
     ctx.signal.addEventListener('abort', () => {
       ended = true;
+      gate.leave();
       closing?.removeEventListener('abort', endWhenIdle);
     }, { once: true });
     if (closing?.aborted) end();

@@ -2,7 +2,9 @@ import { setMaxListeners } from 'node:events';
 import { Server, ServerCredentials, type ServiceDefinition, type UntypedServiceImplementation } from '@grpc/grpc-js';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { adaptHandlers, type AsyncServiceImpl } from './grpc-handlers.js';
+import { adaptHandlers, withSerializedStreams, type AsyncServiceImpl } from './grpc-handlers.js';
+import { createLaneLimits, type LaneLimits } from './lane-limits.js';
+import { createStreamBudget, type StreamBudget } from './stream-budget.js';
 import { addServingHealth } from './grpc-health.js';
 import { createServerMetricsInterceptor } from './grpc-metrics.js';
 import { drainAndShutdown } from './grpc-shutdown.js';
@@ -29,11 +31,22 @@ interface GrpcServerOptions {
    * reader that stopped reading costs neither memory nor a stream forever; omitted: no limit.
    */
   maxStreamStallMs?: number;
+  /** Bytes one server stream may hold for its client (default STREAM_HELD_BYTES). */
+  streamHeldBytes?: number;
+  /** Bytes all server streams together may hold for their clients (default PROCESS_HELD_BYTES). */
+  processHeldBytes?: number;
+  /** Messages a lane, and a connection's lanes together, handle at once (defaults in lane-limits.ts). */
+  laneMessages?: number;
+  connectionMessages?: number;
 }
 
 /** A grpc-js server with health checking, error mapping, request ids and graceful shutdown. */
 export interface GrpcServer {
   readonly server: Server;
+  /** What server streams hold for their clients, in bytes. */
+  readonly streamBudget: StreamBudget;
+  /** Messages in flight on lanes, per connection. */
+  readonly laneLimits: LaneLimits;
   /** Registers a generated service under its own name; its health status follows `setServing`. */
   addService<S>(definition: ServiceDefinition<S & UntypedServiceImplementation>, impl: AsyncServiceImpl<S>): void;
   /** Binds and returns the bound port (pass 0 for an ephemeral one). */
@@ -69,11 +82,16 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
   const closing = new AbortController();
   // One listener per open lane (as many as callers keep batches or images in flight): not a leak.
   setMaxListeners(0, closing.signal);
+  const streamBudget = createStreamBudget({ streamBytes: options.streamHeldBytes, totalBytes: options.processHeldBytes });
+  const laneLimits = createLaneLimits({ laneMessages: options.laneMessages, connectionMessages: options.connectionMessages });
+  const handlerOptions = { maxStreamStallMs: options.maxStreamStallMs, closing: closing.signal, streamBudget, laneLimits };
   return {
     server,
+    streamBudget,
+    laneLimits,
     addService(definition, impl) {
       const name = serviceNameOf(definition);
-      server.addService(withStrictUtf8(definition), adaptHandlers(logger, name, definition, impl as Record<string, unknown>, { maxStreamStallMs: options.maxStreamStallMs, closing: closing.signal }));
+      server.addService(withSerializedStreams(withStrictUtf8(definition)), adaptHandlers(logger, name, definition, impl as Record<string, unknown>, handlerOptions));
       health.add(name);
     },
     listen(address) {

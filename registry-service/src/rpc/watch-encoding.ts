@@ -13,6 +13,8 @@ export interface WatchEncoding {
   toResponse(message: WatchMessage): registry.WatchResponse;
   /** A drop-in responseSerialize for the Watch method. */
   serialize(response: registry.WatchResponse): Buffer;
+  /** What serialize would return, in bytes, without building it: a stream waiting for room counts it first. */
+  sizeOf(response: registry.WatchResponse): number;
 }
 
 const CHANGES_FIELD = (1 << 3) | 2;
@@ -50,6 +52,14 @@ export function createWatchEncoding(): WatchEncoding {
           return change;
         }),
       };
+    },
+    sizeOf(response) {
+      let bytes = 0;
+      for (const change of response.changes) bytes += bytesOf(change).length;
+      if (response.cursor === '') return bytes;
+      // The cursor field: its tag, its length as a varint, the text.
+      const text = Buffer.byteLength(response.cursor);
+      return bytes + 1 + (text < 0x80 ? 1 : text < 0x4000 ? 2 : 3) + text;
     },
     serialize(response) {
       const parts = response.changes.map(bytesOf);

@@ -1,7 +1,7 @@
 import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { commitsBetween, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
+import { commitsBetween, eventBytes, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
 import type { Metrics } from '../metrics.js';
 import type { CommitHorizon } from './commit-horizon.js';
 import { toEventRecord } from '../reads/reads.js';
@@ -51,11 +51,45 @@ interface CommitFeedOptions {
   horizon: CommitHorizon;
   /** Commits per read (bounds a watcher's memory: this many commits of up to a batch of events each). */
   pageCommits?: number;
+  /** Event payload bytes a catch-up read stops at (default PAGE_BYTES); its first commit always comes. */
+  pageBytes?: number;
+  /** Bytes of the shared reads kept for later watchers (default SHARED_READ_BYTES). */
+  sharedBytes?: number;
   metrics?: Pick<Metrics, 'watchPages'>;
 }
 
-/** Shared reads kept for watchers arriving at the same position a little later. */
+/** Shared reads kept for watchers arriving at the same position a little later, and their bytes at most. */
 const SHARED_READS = 32;
+const SHARED_READ_BYTES = 16 * 1024 * 1024;
+/**
+ * A catch-up read stops at the commit that brings its events' payload to this (a larger single
+ * commit comes alone): a watcher resuming from old history over large events holds one page of
+ * this size, not pageCommits commits of up to 16 MiB events.
+ */
+const PAGE_BYTES = 4 * 1024 * 1024;
+
+/** Rough size of a change's record: what a page, a kept read or a Watch message holds of it. */
+export function changeBytes(change: Change): number {
+  if (change.kind !== 'event') return 512;
+  let bytes = 512;
+  for (const p of change.event.properties) bytes += p.key.length + p.value.length + 8;
+  for (const url of change.event.images) bytes += url.length + 4;
+  for (const url of change.event.videoClips) bytes += url.length + 4;
+  return bytes;
+}
+
+const pageBytesOf = (page: FeedPage): number => page.commits.reduce((sum, c) => sum + c.changes.reduce((n, change) => n + (change ? changeBytes(change) : 0), 0), 0);
+
+/** The first commits of `commits` whose events' payload stays within `maxBytes` (at least one). */
+async function cutByBytes(pool: pg.Pool, commits: LoggedCommit[], maxBytes: number): Promise<LoggedCommit[]> {
+  const sizes = await eventBytes(pool, commits.flatMap((c) => c.eventIds));
+  let bytes = 0;
+  for (let i = 0; i < commits.length; i++) {
+    for (const id of commits[i]!.eventIds) bytes += sizes.get(id) ?? 0;
+    if (bytes > maxBytes) return commits.slice(0, Math.max(i, 1));
+  }
+  return commits;
+}
 
 function toFeedCommit(commit: LoggedCommit, records: CommitRecords): FeedCommit {
   const change = <T>(record: T | undefined, make: (r: T) => Change) => (record === undefined ? undefined : make(record));
@@ -78,31 +112,63 @@ function expiredCursor(): AppError {
   });
 }
 
+/**
+ * The reads kept for watchers arriving at the same position a little later. Watchers reading a page
+ * hold it themselves: the kept reads only serve later arrivals, so they stay within a count and a
+ * byte bound and leave no large payload behind once the watchers go.
+ */
+function sharedReads(maxBytes: number) {
+  const shared = new Map<string, Promise<FeedPage>>();
+  // Bytes of each kept read once it resolved.
+  const sizes = new Map<string, number>();
+  let keptBytes = 0;
+  const forget = (key: string) => {
+    shared.delete(key);
+    keptBytes -= sizes.get(key) ?? 0;
+    sizes.delete(key);
+  };
+  // A Map keeps insertion order, so the oldest entries go first.
+  const trim = () => {
+    for (const old of shared.keys()) {
+      if (shared.size <= SHARED_READS && keptBytes <= maxBytes) break;
+      forget(old);
+    }
+  };
+  const keep = (key: string, page: Promise<FeedPage>): void => {
+    shared.set(key, page);
+    page.then(
+      (read) => {
+        if (shared.get(key) !== page) return;
+        const bytes = pageBytesOf(read);
+        sizes.set(key, bytes);
+        keptBytes += bytes;
+        trim();
+      },
+      // A failed read is not kept.
+      () => shared.get(key) === page && forget(key),
+    );
+    trim();
+  };
+  return { shared: shared as ReadonlyMap<string, Promise<FeedPage>>, keep };
+}
+
 export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
   const { pool, horizon, metrics } = options;
   const pageCommits = options.pageCommits ?? 20;
-  const shared = new Map<string, Promise<FeedPage>>();
+  const pageBytes = options.pageBytes ?? PAGE_BYTES;
+  const { shared, keep } = sharedReads(options.sharedBytes ?? SHARED_READ_BYTES);
   const closing = new AbortController();
   let logIdPromise: Promise<string> | undefined;
 
   async function load(afterSeq: bigint, through: bigint): Promise<FeedPage> {
-    const { commits, purgedThrough } = await commitsBetween(pool, afterSeq, through, pageCommits);
+    const { commits: listed, purgedThrough } = await commitsBetween(pool, afterSeq, through, pageCommits);
     if (afterSeq < purgedThrough) throw expiredCursor();
-    return pageOf(commits, await recordsOf(pool, commits), through);
+    const commits = await cutByBytes(pool, listed, pageBytes);
+    return pageOf(commits, await recordsOf(pool, commits), through, commits.length < listed.length);
   }
 
-  function pageOf(commits: LoggedCommit[], records: CommitRecords, through: bigint): FeedPage {
-    return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: commits.length < pageCommits };
-  }
-
-  function keep(key: string, page: Promise<FeedPage>): void {
-    // A failed read is not kept; a Map keeps insertion order, so the oldest entries go first.
-    page.catch(() => shared.delete(key));
-    shared.set(key, page);
-    for (const old of shared.keys()) {
-      if (shared.size <= SHARED_READS) break;
-      shared.delete(old);
-    }
+  function pageOf(commits: LoggedCommit[], records: CommitRecords, through: bigint, cut = false): FeedPage {
+    return { commits: commits.map((c) => toFeedCommit(c, records)), through, complete: !cut && commits.length < pageCommits };
   }
 
   // The horizon's polls read the commits that became readable: the page of every watcher at the

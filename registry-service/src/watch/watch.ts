@@ -1,5 +1,5 @@
 import { AppError, domainAllowed, invalidArgument } from '@dynamic-events/proto';
-import type { Change, CommitFeed } from './commit-feed.js';
+import { changeBytes, type Change, type CommitFeed } from './commit-feed.js';
 import { checkEventFilter, type EventFilter, type EventFilterInput } from '../reads/list-filters.js';
 import { decodeCursor, encodeCursor, type Position } from './watch-cursor.js';
 
@@ -23,16 +23,6 @@ export interface WatchMessage {
 /** Changes per message at most, and roughly the bytes of record data: several per message, never a huge one. */
 const BATCH_CHANGES = 200;
 const BATCH_BYTES = 256 * 1024;
-
-/** Rough size of a change's record, enough to keep messages bounded. */
-function sizeOf(change: Change): number {
-  if (change.kind !== 'event') return 512;
-  let bytes = 512;
-  for (const p of change.event.properties) bytes += p.key.length + p.value.length + 8;
-  for (const url of change.event.images) bytes += url.length + 4;
-  for (const url of change.event.videoClips) bytes += url.length + 4;
-  return bytes;
-}
 
 interface WatchRequest {
   filter: EventFilterInput;
@@ -120,7 +110,7 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
             const change = commit.changes[i];
             if (!change || (kinds.size > 0 && !kinds.has(change.kind)) || !matches(change, filter)) continue;
             batch.push({ cursor: cursorOf(change, commit.seq, i), change });
-            bytes += sizeOf(change);
+            bytes += changeBytes(change);
             if (batch.length >= BATCH_CHANGES || bytes >= BATCH_BYTES) {
               yield { cursor: batch[batch.length - 1]!.cursor, changes: batch };
               [batch, bytes, lastSent] = [[], 0, Date.now()];

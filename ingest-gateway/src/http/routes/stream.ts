@@ -2,7 +2,7 @@ import { once } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Router } from '@koa/router';
 import { AppError } from '@dynamic-events/proto';
-import { type Logger } from '@dynamic-events/proto/runtime';
+import { type Logger, type StreamBudget } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../../clients/registry.js';
 import { unauthorizedFrame } from '../../api/sse.js';
 import type { AccessEnd, AccessWatch } from '../../tokens/access-watch.js';
@@ -10,6 +10,7 @@ import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { FellBehindError } from '../../watch/chunk-queue.js';
 import { eventQueryOf, kindsOf, readParams, type RawQuery } from '../query-params.js';
 import { WatchHub } from '../../watch/watch-hub.js';
+import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
 import { readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
 
@@ -24,10 +25,40 @@ interface StreamDeps {
   logger: Logger;
   /** Aborted when shutdown starts: every stream ends cleanly and its client reconnects elsewhere. */
   draining: AbortSignal;
+  /** Bytes the responses may hold for their clients (default createSseBudget()). */
+  budget?: StreamBudget;
 }
 
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
 const STREAM_STALL_MS = 30_000;
+
+/** What a wait for room that timed out throws: handled as a client that stopped reading. */
+function stallError(): Error {
+  return Object.assign(new Error('no room for the stream within its stall limit'), { name: 'AbortError' });
+}
+
+/**
+ * Writes the chunks to the response: the next one is asked for (a catch-up stream then reads and
+ * renders a registry message for this client alone) only once the client took what it was sent,
+ * and written once the gateway's SSE budget has room for it. Throws an AbortError when the client
+ * stalls; 'cut' when it must end to make room, 'end' otherwise.
+ */
+async function writeChunks(chunks: AsyncIterableIterator<Buffer>, out: PassThrough, room: SseRoom, signal: AbortSignal): Promise<'end' | 'cut'> {
+  try {
+    for (;;) {
+      if ((await room.caughtUp(signal, STREAM_STALL_MS)) === 'stalled') throw stallError();
+      const next = await chunks.next();
+      if (next.done || signal.aborted) return 'end';
+      const verdict = await room.room(next.value.length, signal, STREAM_STALL_MS);
+      if (verdict === 'gone') return 'end';
+      if (verdict === 'stalled') throw stallError();
+      if (verdict === 'cut') return 'cut';
+      if (!out.write(next.value)) await once(out, 'drain', { signal: AbortSignal.any([signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+    }
+  } finally {
+    await chunks.return?.();
+  }
+}
 
 /** The registry names its own field (after_cursor): name the one this request used. */
 function renameCursorField(err: unknown, field: string): unknown {
@@ -40,11 +71,13 @@ function renameCursorField(err: unknown, field: string): unknown {
  * The registry's first message is awaited before answering, so a bad parameter or cursor is still
  * a 400 `{"error"}`; after that the response streams until the client leaves or the gateway shuts
  * down, or its access ends (then an `unauthorized` frame says why). Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
- * STREAM_LAG_BYTES behind, or reads nothing for STREAM_STALL_MS, is ended and resumes from its last id.
+ * STREAM_LAG_BYTES behind, reads nothing for STREAM_STALL_MS, or holds more than its share of the
+ * gateway's SSE bytes when they reach their bound (sse-room.ts), is ended and resumes from its last id.
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, access, logger, draining } = deps;
   const hub = new WatchHub({ registry });
+  const budget = deps.budget ?? createSseBudget();
 
   router.get(`${base}/dynamic-events/stream`, auth, async (ctx) => {
     const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'kinds', 'after']);
@@ -80,11 +113,14 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     const out = new PassThrough();
     ctx.body = out;
+    const room = createSseRoom(budget, out, ctx.res);
+    const cutOff = () => ctx.req.socket.destroy();
     void (async () => {
       try {
         out.write(': connected\n\n');
-        for await (const chunk of chunks) {
-          if (!out.write(chunk)) await once(out, 'drain', { signal: AbortSignal.any([stop.signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+        if ((await writeChunks(chunks, out, room, stop.signal)) === 'cut') {
+          // Ends after its last complete frame: Last-Event-ID resumes where it stopped.
+          logger.info({ requestId }, 'event stream client held more than its share of the gateway\'s stream memory; ended, it resumes from its last id');
         }
       } catch (err) {
         if (stop.signal.aborted) return;
@@ -101,6 +137,7 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
         stop.abort();
         if (lost !== undefined) logger.info({ requestId, reason: lost }, 'event stream ended: its access ended');
         out.end(lost === undefined ? undefined : unauthorizedFrame(lost));
+        room.close(cutOff, STREAM_STALL_MS);
       }
     })();
   });

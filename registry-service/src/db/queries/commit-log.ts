@@ -82,6 +82,21 @@ export async function commitsBetween(db: Queryable, afterSeq: bigint, throughSeq
   return { commits, purgedThrough };
 }
 
+/**
+ * The text size of each event's payload (properties, images, clips), by id: what a watch page will
+ * hold of it, so a catch-up page can stop before it grows past its bytes (commit-feed.ts).
+ */
+export async function eventBytes(db: Queryable, ids: string[]): Promise<Map<string, number>> {
+  if (ids.length === 0) return new Map();
+  const rows = await query<{ id: string; bytes: number }>(
+    db,
+    `SELECT e.id, octet_length(json_build_array(e.images, e.video_clips, e.additional_properties)::text) AS bytes FROM events e WHERE e.id = ANY($1::uuid[])`,
+    [ids],
+    'registry-watch-event-bytes',
+  );
+  return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
+}
+
 /** The records the given commits created, by key; a key whose row is gone (EVENT_RETENTION) is absent. */
 export interface CommitRecords {
   devices: Map<string, DeviceRecord>;
