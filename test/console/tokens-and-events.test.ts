@@ -128,9 +128,12 @@ describe.skipIf(NO_BROWSER)('settings console: events', () => {
     const posted = await postEvent(stack, body, secret);
     expect(posted.status).toBe(200);
     const id = String(posted.body?.id);
+    const answeredAt = Date.now();
 
     const details = page.getByRole('button', { name: `Details ${id}` });
     await details.waitFor({ timeout: LIVE_DEADLINE_MS });
+    // Printed, not asserted: the figure depends on the machine (the issue's aim is 2 s).
+    console.info(`console live: the event's row appeared ${Date.now() - answeredAt} ms after its 200`);
     await details.click();
     const region = page.getByRole('region', { name: 'Event details' });
     await expect.poll(() => region.textContent()).toContain('loading dock');
