@@ -1,9 +1,11 @@
 import { createLogger, createMetricsServer, hostPort, LogSafeError, onShutdownSignal, runMain } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
+import type { Logger } from 'pino';
 import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { applyBootstrapToken } from './tokens/bootstrap-token.js';
 import { createPool } from './db/pool.js';
+import { trackServerRuns } from './db/server-runs.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
 import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';
 import { createMetrics } from './metrics.js';
@@ -29,10 +31,8 @@ runMain(logger, async () => {
   onShutdownSignal(logger, closeAll);
 
   try {
-    const pool = createPool({ connectionString: config.databaseUrl, max: config.databasePoolSize, logger });
-    closers.push({ name: 'database pool', close: () => pool.end() });
-    const healthPool = createPool({ connectionString: config.databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
-    closers.push({ name: 'health pool', close: () => healthPool.end() });
+    const { pool, healthPool, serverRuns } = openPools(config, logger);
+    closers.push({ name: 'database pool', close: () => pool.end() }, { name: 'health pool', close: () => healthPool.end() });
 
     await migrate(pool, config.migrations === 'auto' || migrateOnly);
     if (migrateOnly) {
@@ -55,6 +55,7 @@ runMain(logger, async () => {
       logger,
       pool,
       healthPool,
+      serverRuns,
       locker,
       metrics,
       metricsRegistry: metricsServer.registry,
@@ -92,6 +93,16 @@ runMain(logger, async () => {
     throw err;
   }
 });
+
+/**
+ * The request pool, with its connections tagged by server run from the first one on (migrations'
+ * included), and the health check's own one-connection pool.
+ */
+function openPools(config: { databaseUrl: string; databasePoolSize: number }, logger: Logger) {
+  const pool = createPool({ connectionString: config.databaseUrl, max: config.databasePoolSize, logger });
+  const healthPool = createPool({ connectionString: config.databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
+  return { pool, healthPool, serverRuns: trackServerRuns(pool, logger) };
+}
 
 /**
  * Applies the migrations, or (MIGRATIONS=skip) refuses to start while the database lacks one: the

@@ -1,7 +1,9 @@
 /**
  * A TCP proxy in front of a real server, to cut it off and bring it back without touching the
  * server itself (other tests share it): stop() closes the listener and drops every connection, as a
- * crashed or unreachable database would look; start() listens again on the same port.
+ * crashed or unreachable database would look; vanish() closes the listener but leaves every
+ * connection open and silent, as a host that lost power or was cut off by the network looks (no
+ * FIN, no RST: the client learns nothing); start() listens again on the same port.
  */
 import { connect, createServer, type Server, type Socket } from 'node:net';
 
@@ -9,30 +11,42 @@ export interface TcpProxy {
   port: number;
   start(): Promise<void>;
   stop(): Promise<void>;
+  vanish(): Promise<void>;
+}
+
+interface Pair {
+  client: Socket;
+  upstream: Socket;
+  /** Vanished: nothing passes either way and neither end hears of the other's close. */
+  silent: boolean;
 }
 
 export async function startTcpProxy(target: { host: string; port: number }): Promise<TcpProxy> {
-  const sockets = new Set<Socket>();
+  const pairs = new Set<Pair>();
   let server: Server | undefined;
   let port = 0;
 
-  const track = (socket: Socket) => {
-    sockets.add(socket);
-    socket.once('close', () => sockets.delete(socket));
-  };
+  function relay(client: Socket): void {
+    const upstream = connect(target.port, target.host);
+    const pair: Pair = { client, upstream, silent: false };
+    pairs.add(pair);
+    const hangUp = () => {
+      pairs.delete(pair);
+      if (!pair.silent) {
+        client.destroy();
+        upstream.destroy();
+      }
+    };
+    client.on('data', (d: Buffer) => void (pair.silent || upstream.write(d)));
+    upstream.on('data', (d: Buffer) => void (pair.silent || client.write(d)));
+    for (const socket of [client, upstream]) {
+      socket.on('error', hangUp);
+      socket.on('close', hangUp);
+    }
+  }
 
   function listen(): Promise<void> {
-    server = createServer((client) => {
-      const upstream = connect(target.port, target.host);
-      track(client);
-      track(upstream);
-      client.pipe(upstream).on('error', () => client.destroy());
-      upstream.pipe(client).on('error', () => upstream.destroy());
-      client.on('error', () => upstream.destroy());
-      upstream.on('error', () => client.destroy());
-      client.on('close', () => upstream.destroy());
-      upstream.on('close', () => client.destroy());
-    });
+    server = createServer(relay);
     return new Promise((resolve, reject) => {
       server!.once('error', reject);
       server!.listen(port, '127.0.0.1', () => {
@@ -42,6 +56,8 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     });
   }
 
+  const close = () => new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
+
   await listen();
   return {
     get port() {
@@ -49,9 +65,23 @@ export async function startTcpProxy(target: { host: string; port: number }): Pro
     },
     start: listen,
     async stop() {
-      const closing = new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
-      for (const socket of sockets) socket.destroy();
+      const closing = close();
+      for (const { client, upstream } of [...pairs]) {
+        client.destroy();
+        upstream.destroy();
+      }
       await closing;
+    },
+    async vanish() {
+      const silenced = [...pairs];
+      for (const pair of silenced) pair.silent = true;
+      // The listener closes at once; the silenced connections stay open until the end of the test file.
+      server?.close();
+      server = undefined;
+      for (const { client, upstream } of silenced) {
+        client.unref();
+        upstream.unref();
+      }
     },
   };
 }

@@ -28,6 +28,10 @@ export function createPool(options: PoolOptions): pg.Pool {
     idle_in_transaction_session_timeout: 60_000,
     application_name: 'registry-service',
   });
+  // A checked-out client whose server connection dies emits 'error' besides failing its query (the
+  // query's failure carries the outage); the pool listens only while a client is idle, so without
+  // this listener a connection lost while checked out (a health probe, a transaction) ends the process.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   // An idle client whose server connection dies emits here; without a listener the process would exit.
   pool.on('error', (err) => {
     const fields = pgErrorFields(err);

@@ -1,0 +1,63 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { serverStarted } from './queries/health.js';
+
+/** A pool's connections, each tagged with the run of the server it was opened on. */
+export interface ServerRuns {
+  /** The server answered from the run started at `started`: connections opened on another run are cut. */
+  observed(started: string): void;
+}
+
+/**
+ * Ends a connection at once by destroying its socket: its queries fail (an outage, UNAVAILABLE) and
+ * the pool drops it. `end()` would not do: it waits for the server's goodbye, which a vanished host
+ * never sends.
+ */
+export function cutConnection(client: pg.PoolClient): void {
+  // A connection in use reports the cut as an 'error' event besides failing its query, which carries the outage.
+  client.on('error', () => undefined);
+  (client as unknown as { connection?: { stream?: { destroy(): void } } }).connection?.stream?.destroy();
+}
+
+/**
+ * Tags each new connection of `pool` with the server run it reached (one query when it opens).
+ * A server killed on its own host closes its connections, and the pool learns it; one whose host
+ * vanished (power loss, a network cut, a pod rescheduled elsewhere on the same address) leaves them
+ * open and silent: a query on one waits for TCP to give up, many minutes, holding a pool slot, so
+ * the pool stays full of dead connections long after the database is back. When a connection (the
+ * health check's, every 500 ms) reaches a new run, every connection of an earlier run is cut.
+ */
+export function trackServerRuns(pool: pg.Pool, logger: Logger): ServerRuns {
+  const runs = new Map<pg.PoolClient, string>();
+  const removed = new WeakSet<pg.PoolClient>();
+  let current: string | undefined;
+
+  function observed(started: string): void {
+    if (started === current) return;
+    current = started;
+    let stale = 0;
+    for (const [client, run] of runs) {
+      if (run === started) continue;
+      runs.delete(client);
+      cutConnection(client);
+      stale++;
+    }
+    if (stale > 0) logger.warn({ connections: stale }, 'the database server restarted: connections to its previous run cut');
+  }
+
+  pool.on('connect', (client: pg.PoolClient) => {
+    serverStarted(client).then(
+      (started) => {
+        if (removed.has(client)) return;
+        runs.set(client, started);
+        observed(started);
+      },
+      () => undefined,
+    );
+  });
+  pool.on('remove', (client: pg.PoolClient) => {
+    removed.add(client);
+    runs.delete(client);
+  });
+  return { observed };
+}
