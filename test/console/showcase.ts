@@ -8,7 +8,7 @@ import type { Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { postJson, type Stack } from '../support/stack.js';
 import { ADMIN_TOKEN, consoleEvent, postEvent } from './console-page.js';
-import { gradientPng } from './png.js';
+import { gradientPng } from '../support/images.js';
 
 /** Posts the showcase's events (the instance open), then creates the token (which closes it). */
 export async function postShowcase(stack: Stack): Promise<void> {

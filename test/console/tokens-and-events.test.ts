@@ -11,7 +11,7 @@ import { chromiumPath, launchChromium } from '../support/browser.js';
 import { tempDir } from '../support/servers.js';
 import { getJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 import { ADMIN_TOKEN, CONSOLE_CSP, consoleEvent, goTo, openConsole, postEvent, signIn, type ConsolePage } from './console-page.js';
-import { gradientPng } from './png.js';
+import { gradientPng } from '../support/images.js';
 
 /** Events posted before the token, in one domain: more than one page (50) of history. */
 const HISTORY = 60;

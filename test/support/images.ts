@@ -122,6 +122,16 @@ export function largePng(minBytes: number): SampleImage {
   return { bytes, contentType: 'image/png', ext: 'png', width, height };
 }
 
+/** A width×height RGB PNG of a colour gradient as Base64 (what `base64_image` takes): a thumbnail that shows something. */
+export function gradientPng(width: number, height: number): string {
+  const rows = Buffer.alloc((width * 3 + 1) * height);
+  for (let y = 0; y < height; y++) {
+    const at = y * (width * 3 + 1);
+    for (let x = 0; x < width; x++) rows.set([Math.round((255 * x) / width), Math.round((255 * y) / height), 160], at + 1 + x * 3);
+  }
+  return Buffer.concat([PNG_SIGNATURE, ihdr(width, height), pngChunk('IDAT', deflateSync(rows)), pngChunk('IEND', Buffer.alloc(0))]).toString('base64');
+}
+
 /** Inputs the media service must refuse. */
 export const hostile = Object.freeze({
   /** An SVG document: an image to a browser, script to an attacker; not an accepted format. */
