@@ -5,7 +5,7 @@ import { loadConfig } from './config.js';
 import { pendingMigrations, runMigrations } from './db/migrate.js';
 import { applyBootstrapToken } from './tokens/bootstrap-token.js';
 import { createPool } from './db/pool.js';
-import { trackServerRuns } from './db/server-runs.js';
+import { createServerRuns } from './db/server-runs.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
 import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';
 import { createMetrics } from './metrics.js';
@@ -99,9 +99,10 @@ runMain(logger, async () => {
  * included), and the health check's own one-connection pool.
  */
 function openPools(config: { databaseUrl: string; databasePoolSize: number }, logger: Logger) {
-  const pool = createPool({ connectionString: config.databaseUrl, max: config.databasePoolSize, logger });
+  const serverRuns = createServerRuns(logger);
+  const pool = createPool({ connectionString: config.databaseUrl, max: config.databasePoolSize, logger, connections: serverRuns });
   const healthPool = createPool({ connectionString: config.databaseUrl, max: 1, logger, connectionTimeoutMs: 2000 });
-  return { pool, healthPool, serverRuns: trackServerRuns(pool, logger) };
+  return { pool, healthPool, serverRuns };
 }
 
 /**

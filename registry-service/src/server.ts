@@ -28,7 +28,7 @@ import { createWatching, type Watching } from './watch/watching.js';
 import { createEventRecorder } from './ingest/record-events.js';
 import { createWriteEvents } from './ingest/write-events.js';
 import { createDatabaseHealth, type DatabaseHealth } from './health.js';
-import { trackServerRuns, type ServerRuns } from './db/server-runs.js';
+import type { ServerRuns } from './db/server-runs.js';
 import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
 import type { Metrics } from './metrics.js';
@@ -61,8 +61,8 @@ interface ServerDeps {
    * not read as "database down" (defaults to `pool`).
    */
   healthPool?: pg.Pool;
-  /** The server runs `pool`'s connections reached (tracked from the pool's creation); defaults to tracking from here. */
-  serverRuns?: ServerRuns;
+  /** The server runs `pool`'s connections reached: the pool was created with it (createPool's `connections`). */
+  serverRuns: ServerRuns;
   /** A watch sends a keep-alive after this long without a message (default 10 s). */
   watchKeepAliveMs?: number;
   /** Polls the commit horizon at least this often while someone watches (default 500 ms; NOTIFY wakes it sooner). */
@@ -134,14 +134,13 @@ export function createServer(deps: ServerDeps): RegistryServer {
     requireCredential(createTokenHandlers({ tokens: createTokens(pool), settings: createAuthSettings(pool) }), createInternalCredentialCheck(deps.internalToken)),
   );
   addReflection(grpc.server, [REGISTRY_PROTO, TOKENS_PROTO]);
-  const serverRuns = deps.serverRuns ?? trackServerRuns(pool, logger);
   const health = createDatabaseHealth({
     pool: deps.healthPool ?? pool,
     logger,
     intervalMs: deps.healthIntervalMs,
     onChange: (serving) => grpc.setServing(serving),
     // A restarted database: the pool's connections to its previous run are cut, not handed out.
-    onServer: (started) => serverRuns.observed(started),
+    onServer: (started) => deps.serverRuns.observed(started),
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
   const retention = createRetention({

@@ -9,6 +9,7 @@ import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { runMigrations } from '../src/db/migrate.js';
 import { createPool } from '../src/db/pool.js';
+import { createServerRuns } from '../src/db/server-runs.js';
 import type { Locker } from '../src/locks/locker.js';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
@@ -57,7 +58,8 @@ export interface StartOptions {
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
 export async function startRegistry(options: StartOptions): Promise<TestRegistry> {
-  const pool = createPool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, logger: silent, connectionTimeoutMs: 2000 });
+  const serverRuns = createServerRuns(silent);
+  const pool = createPool({ connectionString: options.databaseUrl, max: options.poolSize ?? 10, logger: silent, connectionTimeoutMs: 2000, connections: serverRuns });
   if (options.migrate !== false) await runMigrations(pool, silent);
   const locker = options.locker ?? createMemoryLocker({ ttlMs: 10_000 });
   const promRegistry = new Registry();
@@ -65,6 +67,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
   const server = createServer({
     logger: silent,
     pool,
+    serverRuns,
     locker,
     metrics,
     lockWaitMs: options.lockWaitMs ?? 3000,

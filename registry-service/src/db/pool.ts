@@ -3,7 +3,7 @@ import pg from 'pg';
 import type { Logger } from 'pino';
 
 /** Anything that runs a query: the pool itself or a client inside a transaction. */
-export type Queryable = pg.Pool | pg.PoolClient;
+export type Queryable = pg.Pool | pg.ClientBase;
 
 /** SQLSTATE "terminating connection due to administrator command" (server shutdown or pg_terminate_backend). */
 const ADMIN_SHUTDOWN = '57P01';
@@ -14,6 +14,8 @@ interface PoolOptions {
   logger: Logger;
   /** How long a request waits for a connection before failing (no request may hang on a dead database). */
   connectionTimeoutMs?: number;
+  /** Told of each connection: awaited before a new one is handed out, and when one is dropped (server-runs.ts). */
+  connections?: { connected(client: pg.ClientBase): Promise<void>; removed(client: pg.ClientBase): void };
 }
 
 /** A pg pool that fails fast when the database is unreachable and never crashes on idle-client errors. */
@@ -27,7 +29,11 @@ export function createPool(options: PoolOptions): pg.Pool {
     statement_timeout: 30_000,
     idle_in_transaction_session_timeout: 60_000,
     application_name: 'registry-service',
+    // pg-pool awaits the promise (its types say void).
+    onConnect: options.connections?.connected,
   });
+  const { connections } = options;
+  if (connections) pool.on('remove', (client) => connections.removed(client));
   // A checked-out client whose server connection dies emits 'error' besides failing its query (the
   // query's failure carries the outage); the pool listens only while a client is idle, so without
   // this listener a connection lost while checked out (a health probe, a transaction) ends the process.
