@@ -24,7 +24,7 @@ describe.skipIf(!up)('the commit horizon while a long transaction runs', () => {
   it('keeps more than 64 numbers pending, then resolves them all with the plain poll once it ends', async () => {
     const horizon = createCommitHorizon({ pool: t.pool, logger: silent, metrics: createMetrics(new Registry()), minPollGapMs: 1, fallbackPollMs: 5 });
     const tails: CommitTail[] = [];
-    horizon.readTails(20, (tail) => tails.push(tail));
+    horizon.readTails({ limit: 20, maxBytes: 1 << 30 }, (tail) => tails.push(tail));
     const unfollow = horizon.follow();
     const nextNumber = async () => BigInt((await t.pool.query<{ n: string }>("SELECT nextval('commit_seq')::text AS n")).rows[0]!.n);
     const holder = await t.pool.connect();

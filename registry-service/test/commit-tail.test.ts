@@ -20,7 +20,7 @@ const up = await postgresAvailable();
 async function pollUntilCaughtUp(t: TestRegistry, after: bigint) {
   const pending: PendingNumber[] = [];
   for (const deadline = Date.now() + 10_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 10))) {
-    const poll = await pollHorizonWithTail(t.pool, pending.at(-1)?.n ?? after, after, pending, 1000);
+    const poll = await pollHorizonWithTail(t.pool, pending.at(-1)?.n ?? after, after, pending, 1000, 1 << 30);
     if (poll.tail.through > after) return poll;
     if (poll.xid !== undefined) pending.push({ n: poll.n, xid: poll.xid });
   }
@@ -39,7 +39,7 @@ describe.skipIf(!up)('the horizon poll with its tail', () => {
     const device = unique('tail');
     for (let i = 0; i < 3; i++) await a.api.recordEvents([sampleEvent({ source: { deviceName: device } }), sampleEvent({ source: { deviceName: device, objectId: `o-${i}` } })]);
     const { tail } = await pollUntilCaughtUp(a, after);
-    const { commits } = await commitsBetween(a.pool, after, tail.through, 1000);
+    const { commits } = await commitsBetween(a.pool, after, tail.through, 1000, 1 << 30);
     expect(tail.commits).toEqual(commits);
     expect(tail.commits.length).toBe(3);
     const records = await recordsOf(a.pool, commits);
@@ -62,7 +62,7 @@ describe.skipIf(!up)('the horizon poll with its tail', () => {
         const { rows } = await client.query<{ n: string }>('SELECT last_value AS n FROM commit_seq');
         const n = BigInt(rows[0]!.n);
         // A pending number whose transaction id is long gone: the poll resolves it and reads the last two commits.
-        const poll = await pollHorizonWithTail(client, n, n - 2n, [{ n, xid: 1n }], 20);
+        const poll = await pollHorizonWithTail(client, n, n - 2n, [{ n, xid: 1n }], 20, 1 << 30);
         expect(poll.tail.events.size).toBe(4);
       }
     };

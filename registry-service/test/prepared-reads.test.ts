@@ -40,7 +40,7 @@ describe.skipIf(!up)('prepared reads', () => {
   });
 
   it('prepares the watch pages: the commit range and the records of each kind', async () => {
-    await commitsBetween(pool, 0n, 10n, 20);
+    await commitsBetween(pool, 0n, 10n, 20, 4 * 1024 * 1024);
     const commit = { seq: 1n, deviceNames: ['cam-1'], objectIds: ['acme.camera.c1'], types: [{ domain: 'acme.camera', eventType: 'motion' }], eventIds: ['01a21381-ed8f-7c30-a69c-06d9a5475dc5'] };
     const records = await recordsOf(pool, [commit]);
     expect(records.events.size).toBe(0);

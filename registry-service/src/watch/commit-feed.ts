@@ -1,7 +1,7 @@
 import { AppError } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { commitsBetween, eventBytes, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
+import { commitsBetween, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
 import type { Metrics } from '../metrics.js';
 import type { CommitHorizon } from './commit-horizon.js';
 import { toEventRecord } from '../reads/reads.js';
@@ -51,7 +51,7 @@ interface CommitFeedOptions {
   horizon: CommitHorizon;
   /** Commits per read (bounds a watcher's memory: this many commits of up to a batch of events each). */
   pageCommits?: number;
-  /** Event payload bytes a catch-up read stops at (default PAGE_BYTES); its first commit always comes. */
+  /** Event bytes a read (catch-up or the horizon's tail) stops at (default PAGE_BYTES); its first commit always comes. */
   pageBytes?: number;
   /** Bytes of the shared reads kept for later watchers (default SHARED_READ_BYTES). */
   sharedBytes?: number;
@@ -62,9 +62,9 @@ interface CommitFeedOptions {
 const SHARED_READS = 32;
 const SHARED_READ_BYTES = 16 * 1024 * 1024;
 /**
- * A catch-up read stops at the commit that brings its events' payload to this (a larger single
- * commit comes alone): a watcher resuming from old history over large events holds one page of
- * this size, not pageCommits commits of up to 16 MiB events.
+ * A read stops at the commit that brings its events' bytes past this (a larger single commit comes
+ * alone): a watcher resuming from old history over large events, or the horizon's first poll after
+ * it stood still, holds one page of this size, not pageCommits commits of up to 16 MiB events.
  */
 const PAGE_BYTES = 4 * 1024 * 1024;
 
@@ -79,17 +79,6 @@ export function changeBytes(change: Change): number {
 }
 
 const pageBytesOf = (page: FeedPage): number => page.commits.reduce((sum, c) => sum + c.changes.reduce((n, change) => n + (change ? changeBytes(change) : 0), 0), 0);
-
-/** The first commits of `commits` whose events' payload stays within `maxBytes` (at least one). */
-async function cutByBytes(pool: pg.Pool, commits: LoggedCommit[], maxBytes: number): Promise<LoggedCommit[]> {
-  const sizes = await eventBytes(pool, commits.flatMap((c) => c.eventIds));
-  let bytes = 0;
-  for (let i = 0; i < commits.length; i++) {
-    for (const id of commits[i]!.eventIds) bytes += sizes.get(id) ?? 0;
-    if (bytes > maxBytes) return commits.slice(0, Math.max(i, 1));
-  }
-  return commits;
-}
 
 function toFeedCommit(commit: LoggedCommit, records: CommitRecords): FeedCommit {
   const change = <T>(record: T | undefined, make: (r: T) => Change) => (record === undefined ? undefined : make(record));
@@ -161,10 +150,9 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
   let logIdPromise: Promise<string> | undefined;
 
   async function load(afterSeq: bigint, through: bigint): Promise<FeedPage> {
-    const { commits: listed, purgedThrough } = await commitsBetween(pool, afterSeq, through, pageCommits);
+    const { commits, cut, purgedThrough } = await commitsBetween(pool, afterSeq, through, pageCommits, pageBytes);
     if (afterSeq < purgedThrough) throw expiredCursor();
-    const commits = await cutByBytes(pool, listed, pageBytes);
-    return pageOf(commits, await recordsOf(pool, commits), through, commits.length < listed.length);
+    return pageOf(commits, await recordsOf(pool, commits), through, cut);
   }
 
   function pageOf(commits: LoggedCommit[], records: CommitRecords, through: bigint, cut = false): FeedPage {
@@ -173,10 +161,10 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
 
   // The horizon's polls read the commits that became readable: the page of every watcher at the
   // tail, kept under the key its read() asks for, before the poll wakes them.
-  horizon.readTails(pageCommits, (tail) => {
+  horizon.readTails({ limit: pageCommits, maxBytes: pageBytes }, (tail) => {
     if (tail.after < tail.purgedThrough) return; // read() answers that with expiredCursor
-    const { commits, events, through } = tail;
-    const page = recordsOf(pool, commits, events).then((records) => pageOf(commits, records, through));
+    const { commits, cut, events, through } = tail;
+    const page = recordsOf(pool, commits, events).then((records) => pageOf(commits, records, through, cut));
     keep(`${tail.after}:${through}`, page);
     metrics?.watchPages.inc({ source: 'horizon' });
   });

@@ -33,11 +33,11 @@ export interface CommitHorizon {
   /** Polling runs only while someone follows; returns the matching unfollow. */
   follow(): () => void;
   /**
-   * From now on each poll also reads the commits that became readable (up to `limit`, with their
-   * events) and hands them to `onTail` before waking waiters: the feed serves its followers from
-   * them without reading again.
+   * From now on each poll also reads the commits that became readable (up to `limit` commits and
+   * about `maxBytes` of events, as a page, with their events) and hands them to `onTail` before
+   * waking waiters: the feed serves its followers from them without reading again.
    */
-  readTails(limit: number, onTail: (tail: CommitTail) => void): void;
+  readTails(page: { limit: number; maxBytes: number }, onTail: (tail: CommitTail) => void): void;
   close(): void;
 }
 
@@ -81,7 +81,7 @@ class HorizonPoller implements CommitHorizon {
   // Polls in a row that left the oldest pending number unresolved (a long transaction): back off.
   private stalls = 0;
   private lastWarned = 0;
-  private tails: { limit: number; onTail: (tail: CommitTail) => void } | undefined;
+  private tails: { limit: number; maxBytes: number; onTail: (tail: CommitTail) => void } | undefined;
 
   constructor(private readonly options: CommitHorizonOptions) {
     this.fallbackPollMs = options.fallbackPollMs ?? 500;
@@ -139,8 +139,8 @@ class HorizonPoller implements CommitHorizon {
     };
   }
 
-  readTails(limit: number, onTail: (tail: CommitTail) => void): void {
-    this.tails = { limit, onTail };
+  readTails(page: { limit: number; maxBytes: number }, onTail: (tail: CommitTail) => void): void {
+    this.tails = { ...page, onTail };
   }
 
   close(): void {
@@ -158,7 +158,7 @@ class HorizonPoller implements CommitHorizon {
     const withTail = tails !== undefined && pending.length <= MAX_PENDING_WITH_TAIL;
     const { pool } = this.options;
     const from = known > before ? known : before;
-    const { n, xmin, xid, tail } = withTail ? await pollHorizonWithTail(pool, from, before, pending, tails.limit) : { ...(await pollHorizon(pool, from)), tail: undefined };
+    const { n, xmin, xid, tail } = withTail ? await pollHorizonWithTail(pool, from, before, pending, tails.limit, tails.maxBytes) : { ...(await pollHorizon(pool, from)), tail: undefined };
     // Our own ids grow with every poll, so the finished ones are a prefix.
     let done = 0;
     while (done < pending.length && (pending[done]?.xid ?? xmin) < xmin) done++;

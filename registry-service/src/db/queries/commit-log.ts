@@ -57,16 +57,47 @@ export async function pollHorizon(db: Queryable, known: bigint): Promise<{ n: bi
   return { n: BigInt(row.n), xmin: BigInt(row.xmin), xid: row.xid === null ? undefined : BigInt(row.xid) };
 }
 
-/** Commits numbered in (afterSeq, throughSeq], in order, at most `limit`; and the purge horizon read in the same snapshot. */
-export async function commitsBetween(db: Queryable, afterSeq: bigint, throughSeq: bigint, limit: number): Promise<{ commits: LoggedCommit[]; purgedThrough: bigint }> {
-  const rows = await query<{ seq: string | null; purged_through: string; device_names: string[]; object_ids: string[]; type_domains: string[]; type_names: string[]; event_ids: string[] }>(
+/**
+ * What a watcher holds of a commit's events: the size the write statement logged (migration 0011),
+ * or, for a commit logged before that column, the text size of its events' payload.
+ */
+const COMMIT_EVENT_BYTES = `coalesce(cl.event_bytes,
+  (SELECT sum(octet_length(json_build_array(e.images, e.video_clips, e.additional_properties)::text)) FROM events e WHERE e.id = ANY (cl.event_ids)), 0)`;
+
+/**
+ * A FROM item: the commits numbered in (after, through], in order, at most `limit`, stopping at the
+ * commit that brings their events' bytes past `maxBytes` (the first always comes, whatever its
+ * size), so a page of large events is cut before any event row is read. Its rows carry commit_log's
+ * columns and `cut`: true when commits within the limit were left out. Arguments are SQL texts
+ * (parameter references). Shared with the tail's statement (commit-tail.ts).
+ */
+export const pageCommitsSql = (after: string, through: string, limit: string, maxBytes: string) => `(
+  SELECT p.seq, p.device_names, p.object_ids, p.type_domains, p.type_names, p.event_ids, count(*) OVER () < p.listed AS cut
+  FROM (
+    SELECT l.*, count(*) OVER () AS listed, row_number() OVER w AS n, sum(l.bytes) OVER w AS running
+    FROM (SELECT cl.*, ${COMMIT_EVENT_BYTES} AS bytes FROM commit_log cl WHERE cl.seq > ${after} AND cl.seq <= ${through} ORDER BY cl.seq LIMIT ${limit}) l
+    WINDOW w AS (ORDER BY l.seq)
+  ) p
+  WHERE p.n = 1 OR p.running <= ${maxBytes}
+)`;
+
+/** A page of commits (pageCommitsSql) and the purge horizon read in the same snapshot. */
+interface CommitPage {
+  commits: LoggedCommit[];
+  /** Commits within the limit were left out for their bytes: the page is not all there is up to `through`. */
+  cut: boolean;
+  purgedThrough: bigint;
+}
+
+/** Commits numbered in (afterSeq, throughSeq], in order, at most `limit` and cut at `maxBytes` of events (pageCommitsSql). */
+export async function commitsBetween(db: Queryable, afterSeq: bigint, throughSeq: bigint, limit: number, maxBytes: number): Promise<CommitPage> {
+  const rows = await query<{ seq: string | null; cut: boolean | null; purged_through: string; device_names: string[]; object_ids: string[]; type_domains: string[]; type_names: string[]; event_ids: string[] }>(
     db,
-    `SELECT c.seq, s.purged_through, c.device_names, c.object_ids, c.type_domains, c.type_names, c.event_ids
+    `SELECT c.seq, c.cut, s.purged_through, c.device_names, c.object_ids, c.type_domains, c.type_names, c.event_ids
      FROM commit_log_state s
-     LEFT JOIN LATERAL (
-       SELECT * FROM commit_log WHERE seq > $1 AND seq <= $2 ORDER BY seq LIMIT $3
-     ) c ON true`,
-    [afterSeq.toString(), throughSeq.toString(), limit],
+     LEFT JOIN LATERAL ${pageCommitsSql('$1::int8', '$2::int8', '$3::int4', '$4::int8')} c ON true
+     ORDER BY c.seq`,
+    [afterSeq.toString(), throughSeq.toString(), limit, maxBytes],
     'registry-watch-commits',
   );
   const purgedThrough = BigInt(rows[0]?.purged_through ?? '0');
@@ -79,22 +110,7 @@ export async function commitsBetween(db: Queryable, afterSeq: bigint, throughSeq
       types: row.type_domains.map((domain, i) => ({ domain, eventType: row.type_names[i] ?? '' })),
       eventIds: row.event_ids,
     }));
-  return { commits, purgedThrough };
-}
-
-/**
- * The text size of each event's payload (properties, images, clips), by id: what a watch page will
- * hold of it, so a catch-up page can stop before it grows past its bytes (commit-feed.ts).
- */
-export async function eventBytes(db: Queryable, ids: string[]): Promise<Map<string, number>> {
-  if (ids.length === 0) return new Map();
-  const rows = await query<{ id: string; bytes: number }>(
-    db,
-    `SELECT e.id, octet_length(json_build_array(e.images, e.video_clips, e.additional_properties)::text) AS bytes FROM events e WHERE e.id = ANY($1::uuid[])`,
-    [ids],
-    'registry-watch-event-bytes',
-  );
-  return new Map(rows.map((r) => [r.id, Number(r.bytes)]));
+  return { commits, cut: rows.some((row) => row.cut === true), purgedThrough };
 }
 
 /** The records the given commits created, by key; a key whose row is gone (EVENT_RETENTION) is absent. */

@@ -3,7 +3,8 @@ import { micros } from './query.js';
 /*
  * The texts of the write statement (record-events.ts runs them). Parameters: $1 device names,
  * $2-$7 objects, $8-$11 event types, $12 the events (jsonb), $13-$15 the token creating each device,
- * object and event type (NULL: none), then, in the variant with keys, the Idempotency-Keys.
+ * object and event type (NULL: none), $16 the byte size of $12's text (the commit log's event_bytes),
+ * then, in the variant with keys, the Idempotency-Keys.
  *
  * One statement, so one round trip and no BEGIN/COMMIT: a single statement is atomic on its own
  * (a failing event rolls back the entities too). Each CTE inserts with ON CONFLICT DO NOTHING, so a
@@ -113,13 +114,14 @@ const keysCte = (first: number, after: string) => `, new_keys AS (
  * orders commits causally). It holds no lock: concurrent statements never wait for each other here.
  */
 const logCte = (after: string) => `, logged AS (
-  INSERT INTO commit_log (seq, device_names, object_ids, type_domains, type_names, event_ids)
+  INSERT INTO commit_log (seq, device_names, object_ids, type_domains, type_names, event_ids, event_bytes)
   SELECT nextval('commit_seq'),
          ARRAY(SELECT device_name FROM new_devices ORDER BY device_name),
          ARRAY(SELECT id FROM new_objects ORDER BY id),
          ARRAY(SELECT domain FROM new_event_types ORDER BY domain, event_type),
          ARRAY(SELECT event_type FROM new_event_types ORDER BY domain, event_type),
-         ARRAY(SELECT (e->>'id')::uuid FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY ord)
+         ARRAY(SELECT (e->>'id')::uuid FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY ord),
+         $16::int8
   WHERE (SELECT count(*) FROM ${after}) >= 0
   RETURNING seq
 )`;
@@ -151,7 +153,7 @@ export function recordBatchStatement(shape: StatementShape): { text: string; nam
     last = 'counted';
   }
   if (shape.keys) {
-    text += keysCte(16, last);
+    text += keysCte(17, last);
     last = 'new_keys';
   }
   text += logCte(last) + RESULT_SELECT + (shape.tokens ? LIMITS_SELECT : '');

@@ -110,6 +110,7 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     properties: Object.fromEntries(e.properties.map((p) => [p.key, p.value])),
     token_id: e.tokenId,
   }));
+  const eventsJson = JSON.stringify(events);
   const parameters: unknown[] = [
     devices.map((d) => d.name),
     objects.map((o) => o.id),
@@ -122,10 +123,11 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     types.map((t) => t.eventType),
     types.map((t) => t.displayName),
     types.map((t) => t.displayDescription),
-    JSON.stringify(events),
+    eventsJson,
     devices.map((d) => d.tokenId ?? null),
     objects.map((o) => o.tokenId ?? null),
     types.map((t) => t.tokenId ?? null),
+    Buffer.byteLength(eventsJson),
   ];
   const shape = { tokens: batch.tokenCreations === true, keys: (batch.keys?.length ?? 0) > 0 };
   if (shape.keys) parameters.push(...keyParameters(batch.keys ?? []));
