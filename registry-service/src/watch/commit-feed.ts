@@ -4,6 +4,7 @@ import { eventTypeKey } from '../db/queries/event-types.js';
 import { commitsBetween, lastCommitSeq, logState, recordsOf, type CommitRecords, type LoggedCommit } from '../db/queries/commit-log.js';
 import type { Metrics } from '../metrics.js';
 import type { CommitHorizon } from './commit-horizon.js';
+import { createPageSlots, type PageSlots } from './page-slots.js';
 import { toEventRecord } from '../reads/reads.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '../model.js';
 
@@ -29,6 +30,14 @@ interface FeedPage {
   complete: boolean;
 }
 
+/** A page and the release of the slot it takes (page-slots.ts): called when its watcher moved past it or ended. */
+export interface HeldPage {
+  page: FeedPage;
+  release(): void;
+}
+
+const NO_SLOT = (): void => undefined;
+
 /**
  * The registry's view of the commit log, shared by all its watchers: watchers at the same position
  * (following the tail) share one read, so ten watchers cost about one.
@@ -39,8 +48,12 @@ export interface CommitFeed {
   logId(): Promise<string>;
   /** The highest commit number handed out so far. */
   lastSeq(): Promise<bigint>;
-  /** Commits after `afterSeq` within the horizon (one page). FAILED_PRECONDITION when `afterSeq` was purged. */
-  read(afterSeq: bigint): Promise<FeedPage>;
+  /**
+   * Commits after `afterSeq` within the horizon (one page), held by the caller until it calls
+   * `release` (page-slots.ts); undefined when `signal` aborts or `timeoutMs` passes while it waits
+   * for a slot. FAILED_PRECONDITION when `afterSeq` was purged.
+   */
+  read(afterSeq: bigint, signal: AbortSignal, timeoutMs: number): Promise<HeldPage | undefined>;
   /** Aborted by close(): every watch ends (shutdown), its client resumes elsewhere. */
   readonly closed: AbortSignal;
   close(): void;
@@ -56,6 +69,8 @@ interface CommitFeedOptions {
   /** Bytes of the shared reads kept for later watchers (default SHARED_READ_BYTES). */
   sharedBytes?: number;
   metrics?: Pick<Metrics, 'watchPages'>;
+  /** Distinct pages read for watchers at once (default: createPageSlots()). */
+  slots?: PageSlots;
 }
 
 /** Shared reads kept for watchers arriving at the same position a little later, and their bytes at most. */
@@ -146,6 +161,9 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
   const pageCommits = options.pageCommits ?? 20;
   const pageBytes = options.pageBytes ?? PAGE_BYTES;
   const { shared, keep } = sharedReads(options.sharedBytes ?? SHARED_READ_BYTES);
+  const slots = options.slots ?? createPageSlots();
+  // Keys of the kept pages the horizon read (a subset of the kept reads' keys).
+  const tailKeys = new Set<string>();
   const closing = new AbortController();
   let logIdPromise: Promise<string> | undefined;
 
@@ -165,7 +183,10 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
     if (tail.after < tail.purgedThrough) return; // read() answers that with expiredCursor
     const { commits, cut, events, through } = tail;
     const page = recordsOf(pool, commits, events).then((records) => pageOf(commits, records, through, cut));
-    keep(`${tail.after}:${through}`, page);
+    const key = `${tail.after}:${through}`;
+    keep(key, page);
+    for (const old of tailKeys) if (!shared.has(old)) tailKeys.delete(old);
+    tailKeys.add(key);
     metrics?.watchPages.inc({ source: 'horizon' });
   });
 
@@ -178,16 +199,26 @@ export function createCommitFeed(options: CommitFeedOptions): CommitFeed {
       return logIdPromise;
     },
     lastSeq: () => lastCommitSeq(pool),
-    read(afterSeq) {
+    async read(afterSeq, signal, timeoutMs) {
       const through = horizon.bound;
-      if (afterSeq >= through) return Promise.resolve({ commits: [], through, complete: true });
+      if (afterSeq >= through) return { page: { commits: [], through, complete: true }, release: NO_SLOT };
       const key = `${afterSeq}:${through}`;
-      let page = shared.get(key);
-      if (!page) {
-        keep(key, (page = load(afterSeq, through)));
-        metrics?.watchPages.inc({ source: 'read' });
+      // The horizon's pages, read for the watchers at the tail, need no slot: live delivery never waits behind a storm.
+      const kept = shared.get(key);
+      if (kept && tailKeys.has(key)) return { page: await kept, release: NO_SLOT };
+      const release = await slots.acquire(key, signal, timeoutMs);
+      if (!release) return undefined;
+      try {
+        let page = shared.get(key);
+        if (!page) {
+          keep(key, (page = load(afterSeq, through)));
+          metrics?.watchPages.inc({ source: 'read' });
+        }
+        return { page: await page, release };
+      } catch (err) {
+        release();
+        throw err;
       }
-      return page;
     },
     close() {
       closing.abort();

@@ -1,5 +1,5 @@
 import { AppError, domainAllowed, invalidArgument } from '@dynamic-events/proto';
-import { changeBytes, type Change, type CommitFeed } from './commit-feed.js';
+import { changeBytes, type Change, type CommitFeed, type HeldPage } from './commit-feed.js';
 import { checkEventFilter, type EventFilter, type EventFilterInput } from '../reads/list-filters.js';
 import { decodeCursor, encodeCursor, type Position } from './watch-cursor.js';
 
@@ -62,6 +62,29 @@ function matches(change: Change, f: EventFilter): boolean {
   }
 }
 
+/**
+ * The changes of `page` after position `from` that a watcher wants, with their cursors, in batches
+ * of at most BATCH_CHANGES changes and about BATCH_BYTES of record data.
+ */
+function* pageBatches(page: HeldPage['page'], from: Position, wanted: (change: Change) => boolean, cursorOf: (change: Change, seq: bigint, index: number) => string): Generator<PositionedChange[]> {
+  let batch: PositionedChange[] = [];
+  let bytes = 0;
+  for (const commit of page.commits) {
+    const first = commit.seq === from.seq && from.index !== 'end' ? from.index + 1 : 0;
+    for (let i = first; i < commit.changes.length; i++) {
+      const change = commit.changes[i];
+      if (!change || !wanted(change)) continue;
+      batch.push({ cursor: cursorOf(change, commit.seq, i), change });
+      bytes += changeBytes(change);
+      if (batch.length >= BATCH_CHANGES || bytes >= BATCH_BYTES) {
+        yield batch;
+        [batch, bytes] = [[], 0];
+      }
+    }
+  }
+  if (batch.length > 0) yield batch;
+}
+
 /** How long a watch without a cursor waits for commits already handed out to become readable ("now"). */
 const START_WAIT_MS = 2000;
 
@@ -70,7 +93,9 @@ const START_WAIT_MS = 2000;
  * log's order (commit-horizon.ts, migration 0004). It pulls one page at a time and the gRPC edge
  * waits for the client to drain before asking for more, so a slow watcher costs one page of memory
  * and simply reads further behind from the database; one that stops reading altogether is ended
- * by the server's stall limit (RESOURCE_EXHAUSTED) and resumes from its last cursor.
+ * by the server's stall limit (RESOURCE_EXHAUSTED) and resumes from its last cursor. A page read
+ * from history takes a slot (page-slots.ts) until the watcher moved past it, so watchers behind
+ * hold a bounded number of pages between them; one waiting for a slot sends keep-alives.
  */
 export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }): Watch {
   const cursors = new WeakMap<Change, string>();
@@ -80,8 +105,10 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
     }
     const filter = checkEventFilter(request.filter);
     const kinds = new Set(request.kinds);
+    const wanted = (change: Change) => (kinds.size === 0 || kinds.has(change.kind)) && matches(change, filter);
     const logId = await feed.logId();
     const unfollow = feed.horizon.follow();
+    let held: HeldPage | undefined;
     try {
       let at: Position = request.afterCursor === '' ? { seq: await feed.horizon.refresh(START_WAIT_MS), index: 'end' } : decodeCursor(request.afterCursor, logId);
       if (at.seq > feed.horizon.bound && at.seq > (await feed.lastSeq())) {
@@ -89,8 +116,9 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
       }
       // Commits after the position; a position inside a commit reads that commit again from its next change.
       const afterOf = (p: Position) => (p.index === 'end' ? p.seq : p.seq - 1n);
-      // Read before the first message, so an expired cursor is refused rather than acknowledged.
-      let page = await feed.read(afterOf(at));
+      // Read before the first message, so an expired cursor is refused rather than acknowledged
+      // (unless no page slot came within the keep-alive interval: then the refusal follows it).
+      held = await feed.read(afterOf(at), signal, options.keepAliveMs);
       yield { cursor: encodeCursor(logId, at), changes: [] };
       let lastSent = Date.now();
       // Every watcher reading a shared page gets the same change objects: their cursors are computed once.
@@ -102,26 +130,23 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
       for (;;) {
         if (signal.aborted) return;
         if (feed.closed.aborted) throw new AppError('UNAVAILABLE', 'registry shutting down: resume from the last cursor received');
-        let batch: PositionedChange[] = [];
-        let bytes = 0;
-        for (const commit of page.commits) {
-          const from = commit.seq === at.seq && at.index !== 'end' ? at.index + 1 : 0;
-          for (let i = from; i < commit.changes.length; i++) {
-            const change = commit.changes[i];
-            if (!change || (kinds.size > 0 && !kinds.has(change.kind)) || !matches(change, filter)) continue;
-            batch.push({ cursor: cursorOf(change, commit.seq, i), change });
-            bytes += changeBytes(change);
-            if (batch.length >= BATCH_CHANGES || bytes >= BATCH_BYTES) {
-              yield { cursor: batch[batch.length - 1]!.cursor, changes: batch };
-              [batch, bytes, lastSent] = [[], 0, Date.now()];
-            }
+        if (!held) {
+          held = await feed.read(afterOf(at), signal, Math.max(options.keepAliveMs - (Date.now() - lastSent), 0));
+          if (signal.aborted) return;
+          // No page slot within the keep-alive interval (a storm holds them): say so, and wait again.
+          if (!held) {
+            yield { cursor: encodeCursor(logId, at), changes: [] };
+            lastSent = Date.now();
+            continue;
           }
-          at = { seq: commit.seq, index: 'end' };
         }
-        if (batch.length > 0) {
-          yield { cursor: batch[batch.length - 1]!.cursor, changes: batch };
+        const { page } = held;
+        for (const changes of pageBatches(page, at, wanted, cursorOf)) {
+          yield { cursor: changes[changes.length - 1]!.cursor, changes };
           lastSent = Date.now();
         }
+        const last = page.commits[page.commits.length - 1];
+        if (last) at = { seq: last.seq, index: 'end' };
         // Nothing more up to the horizon: a resume may start there (keep-alive cursors stay recent),
         // and the next read asks for the page after it, the one the horizon's poll reads for the tail.
         if (page.complete && page.through > at.seq) at = { seq: page.through, index: 'end' };
@@ -132,9 +157,12 @@ export function createWatch(feed: CommitFeed, options: { keepAliveMs: number }):
         } else if (page.commits.length === 0) {
           await feed.horizon.waitPast(at.seq, options.keepAliveMs - idleMs, signal);
         }
-        page = await feed.read(afterOf(at));
+        // The page is let go (this iteration's scope with it) before waiting for the next one's slot.
+        held.release();
+        held = undefined;
       }
     } finally {
+      held?.release();
       unfollow();
     }
   };
