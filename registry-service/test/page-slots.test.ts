@@ -61,6 +61,18 @@ describe('page slots', () => {
     expect(typeof (await now(slots.acquire('d', never, 1000)))).toBe('function');
   });
 
+  it('hands nothing to a waiter whose client left in the same turn as the slot freed, and frees the slot again', async () => {
+    const slots = createPageSlots(1);
+    const first = await slots.acquire('a', never, 1000);
+    const leaving = new AbortController();
+    const waiting = slots.acquire('b', leaving.signal, 10_000);
+    // Clients closing together: the holder's goes first, the waiter's right after, in one turn.
+    first!();
+    leaving.abort();
+    expect(await waiting).toBeUndefined();
+    expect(slots.held).toBe(0);
+  });
+
   it('releases a slot once, however often its release is called', async () => {
     const slots = createPageSlots(1);
     const a = await slots.acquire('a', never, 1000);

@@ -70,8 +70,24 @@ export function createPageSlots(slots = PAGE_SLOTS): PageSlots {
           signal.removeEventListener('abort', leave);
           resolve(release);
         };
-        const waiter: Waiter = { key, grant: () => done(take(key)) };
+        // Granted when another watcher let its page go, often because its client left: clients
+        // leaving together (a storm closing) end one after another within one turn of the event
+        // loop, so the turn ends first, and a watcher whose client left meanwhile reads nothing.
+        let granted = false;
+        const waiter: Waiter = {
+          key,
+          grant: () => {
+            granted = true;
+            const release = take(key);
+            setImmediate(() => {
+              if (!signal.aborted) return done(release);
+              release();
+              done(undefined);
+            });
+          },
+        };
         const leave = () => {
+          if (granted) return; // the grant answers, releasing the slot if the client left
           const at = waiting.indexOf(waiter);
           if (at >= 0) waiting.splice(at, 1);
           done(undefined);
