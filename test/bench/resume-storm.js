@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * `node test/bench/resume-storm.js [--root DIR] [--clients N] [--events N] [--hold S] [--after S] [--json FILE]`
+ * `node test/bench/resume-storm.js [--root DIR] [--clients N] [--events N] [--hold S] [--after S] [--spread] [--json FILE]`
  * (DATABASE_URL required, REDIS_URL used when set; run after `npm run build`).
  *
  * The resume storm: what streams that resume from an old cursor and then read nothing cost each
@@ -12,7 +12,9 @@
  * seconds (past the 30 s stall limit), then close; RSS of every service is sampled from
  * /proc/<pid>/status every 250 ms from before the storm until `--after` seconds after the close, and
  * /readyz is asked every second. The report gives start, peak and final RSS per process, the
- * slowest /readyz answer and how many streams the servers ended on their own.
+ * slowest /readyz answer and how many streams the servers ended on their own. With `--spread` the
+ * clients resume from different commits among the events (client i after event i mod N), so each
+ * reads pages of its own instead of all sharing one read.
  */
 import { connect as connectHttp2, constants } from 'node:http2';
 import { connect as connectTcp } from 'node:net';
@@ -30,6 +32,7 @@ const { values: cli } = parseArgs({
     root: { type: 'string', default: fileURLToPath(new URL('../..', import.meta.url)) },
     clients: { type: 'string', default: '100' }, events: { type: 'string', default: '30' },
     hold: { type: 'string', default: '45' }, after: { type: 'string', default: '120' }, json: { type: 'string' },
+    spread: { type: 'boolean', default: false },
   },
 });
 const root = resolve(cli.root);
@@ -66,6 +69,15 @@ async function cursorBeforeStorm(url) {
   await reader.close();
   if (!cursor) throw new Error('the marker event never reached the stream');
   return cursor;
+}
+
+/**
+ * The cursor of the commit `n` after the one `cursor` points into (bench-only knowledge of the
+ * cursor's format: base64url JSON whose `s` is the commit number, `i` the position in it).
+ */
+function cursorAfter(cursor, n) {
+  const doc = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  return Buffer.from(JSON.stringify({ ...doc, s: String(BigInt(doc.s) + BigInt(n)), i: 'end' })).toString('base64url');
 }
 
 /** An SSE client resuming after `cursor` that never reads: a raw socket, paused once the request is out. */
@@ -192,7 +204,8 @@ async function main() {
     const end = (kind) => (ended[kind] = (ended[kind] ?? 0) + 1);
     const closers = [];
     for (let i = 0; i < clients; i++) {
-      closers.push(i % 2 === 0 ? sseNonReader(stack.url, cursor, end) : grpcNonReader(stack.registryAddr, cursor, end));
+      const from = cli.spread ? cursorAfter(cursor, Math.floor(i / 2) % events) : cursor;
+      closers.push(i % 2 === 0 ? sseNonReader(stack.url, from, end) : grpcNonReader(stack.registryAddr, from, end));
     }
     log(`${clients} non-reading streams open; holding ${holdS} s`);
     await sleep(holdS * 1000);
@@ -203,7 +216,7 @@ async function main() {
     await sleep(afterS * 1000);
     rss.stop();
     const heapsAfter = await heaps(stack.metricsUrls);
-    const report = { root, clients, events, holdS, afterS, slowestReadyMs, endedByServer: ended, rss: summary(rss.samples, roles), heapsBefore, heapsAfter };
+    const report = { root, clients, events, spread: cli.spread, holdS, afterS, slowestReadyMs, endedByServer: ended, rss: summary(rss.samples, roles), heapsBefore, heapsAfter };
     console.log(JSON.stringify(report, null, 2));
     if (cli.json) writeFileSync(cli.json, JSON.stringify({ ...report, samples: rss.samples }, null, 1));
   } finally {
