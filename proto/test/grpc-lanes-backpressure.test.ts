@@ -1,14 +1,16 @@
 /**
  * A lane's caller that writes and never reads: the server stops taking its messages at the lane's
  * bound and at its connection's (lane-limits.ts), rather than handling and buffering everything it
- * is sent. Real grpc-js server and client; the
- * server's own counts say how much it took.
+ * is sent, and while its answers wait for the caller to read. Real grpc-js server; the caller is a
+ * grpc-js client, or a raw HTTP/2 stream where grpc-js's read-ahead would hide the answers
+ * (test/support/grpc-non-reader.ts). The server's own counts say how much it took.
  */
 import type { ClientDuplexStream } from '@grpc/grpc-js';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AppError, registry } from '../src/contract/index.js';
-import { createGrpcClient, createGrpcServer, pollUntil, type AsyncServiceImpl, type GrpcServer } from '../src/runtime/index.js';
+import { createGrpcClient, createGrpcServer, type AsyncServiceImpl, type GrpcServer } from '../src/runtime/index.js';
+import { openNonReader, stoppedMoving } from '../../test/support/grpc-non-reader.js';
 
 type Impl = AsyncServiceImpl<registry.RegistryServiceServer>;
 type Lane = ClientDuplexStream<registry.RecordEventsStreamRequest, registry.RecordEventsStreamResponse>;
@@ -37,7 +39,7 @@ async function start(answer: (n: number) => Promise<registry.RecordEventsRespons
   const port = await server.listen('127.0.0.1:0');
   const client = createGrpcClient(registry.RegistryServiceClient, `127.0.0.1:${port}`);
   running.push({ server, client });
-  return { server, client, handled: () => handled };
+  return { server, client, port, handled: () => handled };
 }
 
 /** Writes `count` batches on a lane that never reads its answers; resolves once its writes stopped moving (the server took all it will). */
@@ -45,19 +47,7 @@ async function writeWithoutReading(lane: Lane, count: number): Promise<void> {
   lane.on('error', () => {}); // cancelled at the end of each test
   lane.pause();
   for (let n = 0; n < count; n++) lane.write(batch(n));
-  await backedUp(() => lane.writableLength);
-}
-
-/** Resolves once `queued` is above 0 and the same at five polls in a row: the writes, or the server's count, stopped moving. */
-async function backedUp(queued: () => number): Promise<void> {
-  let last = -1;
-  let same = 0;
-  await pollUntil('the caller\'s writes back up', async () => {
-    const now = queued();
-    same = now > 0 && now === last ? same + 1 : 0;
-    last = now;
-    return same >= 5;
-  }, { timeoutMs: 20_000, intervalMs: 50 });
+  await stoppedMoving(() => lane.writableLength);
 }
 
 describe('lanes whose caller writes and never reads', () => {
@@ -76,5 +66,21 @@ describe('lanes whose caller writes and never reads', () => {
     await Promise.all(lanes.map((lane) => writeWithoutReading(lane, 200)));
     expect(handled()).toBe(10);
     for (const lane of lanes) lane.cancel();
+  });
+
+  it('stops taking messages while an answer waits for the caller to read, however fast they are handled', async () => {
+    // Answers of 32 KiB, each at once: the lane and connection bounds never bind, the answers pile up.
+    const answer = { results: [{ error: { code: 3, message: 'x'.repeat(32 * 1024), field: '', rule: '' } }] };
+    const { handled, port } = await start(async () => answer, { laneMessages: 8, connectionMessages: 64 });
+    const caller = openNonReader(`127.0.0.1:${port}`, registry.RegistryServiceService.recordEventsStream.path);
+    try {
+      const request = registry.RegistryServiceService.recordEventsStream.requestSerialize({ batch: { events: [], requestIds: [] } });
+      void caller.feed(2000, () => request);
+      await stoppedMoving(handled);
+      // The caller's window takes two answers and grpc-js's write buffer 16 before a write asks to wait: about 20, not 2,000.
+      expect(handled()).toBeLessThanOrEqual(100);
+    } finally {
+      caller.close();
+    }
   });
 });

@@ -35,6 +35,10 @@ function gateOf(call: ServerDuplexStream<unknown, unknown>, limits: LaneLimits, 
     else call.resume();
   };
   const unwatch = conn.onSettled(check);
+  const drained = () => {
+    waitingDrain = false;
+    check();
+  };
   let left = false;
   return {
     took(now: number) {
@@ -47,18 +51,18 @@ function gateOf(call: ServerDuplexStream<unknown, unknown>, limits: LaneLimits, 
       conn.settled();
       check();
     },
+    /** A write asked to wait: one 'drain' listener covers every write until the buffer empties. */
     undrained() {
+      if (waitingDrain) return;
       waitingDrain = true;
       check();
-      call.once('drain', () => {
-        waitingDrain = false;
-        check();
-      });
+      call.once('drain', drained);
     },
     leave() {
       if (left) return;
       left = true;
       unwatch();
+      call.off('drain', drained);
       conn.leave();
     },
   };
