@@ -55,6 +55,8 @@ async function reserve(share: StreamShare, bytes: number, signal: AbortSignal, m
     }
     if (signal.aborted) return;
     if (!(await share.released(signal, Math.min(deadline - Date.now(), 2 ** 31 - 1))) && !signal.aborted) throw stalled(maxStallMs ?? 0);
+    // A client that left while this stream waited gets nothing serialized for it.
+    if (signal.aborted) return;
   }
 }
 

@@ -55,7 +55,12 @@ interface BudgetOptions {
 const RETURN_AFTER_BYTES = 4 * 1024 * 1024;
 const RETURN_DELAY_MS = 5000;
 
-/** Resolves true at the next call of a waiter (a release), false after `ms` or once `signal` aborts. */
+/**
+ * Resolves true at the next call of a waiter (a release), false after `ms` or once `signal` aborts.
+ * A release answers once the event loop's turn ends: clients that leave together (a storm closing)
+ * end their streams one after another within one turn, each releasing room, and a waiter whose own
+ * client left in that turn must not take the room to serialize a message for nobody.
+ */
 function nextRelease(waiters: Set<() => void>, signal: AbortSignal, ms: number): Promise<boolean> {
   if (signal.aborted) return Promise.resolve(false);
   return new Promise((resolve) => {
@@ -65,7 +70,10 @@ function nextRelease(waiters: Set<() => void>, signal: AbortSignal, ms: number):
       signal.removeEventListener('abort', onAbort);
       resolve(value);
     };
-    const onRelease = () => done(true);
+    const onRelease = () => {
+      waiters.delete(onRelease);
+      setImmediate(() => done(!signal.aborted));
+    };
     const onAbort = () => done(false);
     const timer = setTimeout(onAbort, Math.max(ms, 0));
     waiters.add(onRelease);
