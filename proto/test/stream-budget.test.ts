@@ -59,20 +59,6 @@ describe('stream budget', () => {
     expect(await waiter.released(new AbortController().signal, 1)).toBe(false);
   });
 
-  it('answers a release after the turn, and false to a waiter whose client left in that turn', async () => {
-    const budget = createStreamBudget({ streamBytes: 4 * MiB, totalBytes: 4 * MiB });
-    const holder = budget.open();
-    const waiter = budget.open();
-    holder.take(4 * MiB);
-    const leaving = new AbortController();
-    const woken = waiter.released(leaving.signal, 60_000);
-    // Clients closing together: the holder's stream ends first, the waiter's client is gone right after.
-    holder.close();
-    leaving.abort();
-    expect(await woken).toBe(false);
-    expect(budget.held).toBe(0);
-  });
-
   it('resets the streams that were cut (still holding bytes) when another needs the room', () => {
     const budget = createStreamBudget({ streamBytes: 8 * MiB, totalBytes: 8 * MiB });
     const cut = budget.open();
@@ -87,5 +73,21 @@ describe('stream budget', () => {
     expect(resets).toBe(1);
     expect(budget.held).toBe(0);
     expect(next.take(4 * MiB)).toBe('take');
+  });
+});
+
+describe('a stream waiting for room', () => {
+  it('answers a release after the turn, and false to a waiter whose client left in that turn', async () => {
+    const budget = createStreamBudget({ streamBytes: 4 * MiB, totalBytes: 4 * MiB });
+    const holder = budget.open();
+    const waiter = budget.open();
+    holder.take(4 * MiB);
+    const leaving = new AbortController();
+    const woken = waiter.released(leaving.signal, 60_000);
+    // Clients closing together: the holder's stream ends first, the waiter's client is gone right after.
+    holder.close();
+    leaving.abort();
+    expect(await woken).toBe(false);
+    expect(budget.held).toBe(0);
   });
 });

@@ -14,15 +14,15 @@ import { eventIds, watch, WATCH_KIND_EVENT_CREATED } from './watch-harness.js';
 const up = await postgresAvailable();
 const UNLIMITED = 1 << 30;
 
+/** Properties of `bytes` characters in all, in values of at most 16,000 (the limit is 16,384). */
+const blob = (i: number, bytes: number) =>
+  Array.from({ length: Math.ceil(bytes / 16_000) }, (_, k) => ({ key: `blob${k}`, value: `${i}-${k}-`.padEnd(Math.min(16_000, bytes - k * 16_000), 'x') }));
+
 describe.skipIf(!up)('watch pages cut by the bytes of their events', () => {
   let t: TestRegistry;
   useFreshRegistry((started) => {
     t = started;
   });
-
-  /** Properties of `bytes` characters in all, in values of at most 16,000 (the limit is 16,384). */
-  const blob = (i: number, bytes: number) =>
-    Array.from({ length: Math.ceil(bytes / 16_000) }, (_, k) => ({ key: `blob${k}`, value: `${i}-${k}-`.padEnd(Math.min(16_000, bytes - k * 16_000), 'x') }));
 
   /** `count` commits of one event carrying about `bytes` characters each; the commit numbers around them. */
   async function writeCommits(count: number, bytes: number) {
