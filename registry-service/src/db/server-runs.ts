@@ -17,8 +17,11 @@ export interface ServerRuns {
   removed(client: pg.ClientBase): void;
 }
 
-/** How long a new connection may take to say which server run it reached. */
-const TAG_TIMEOUT_MS = 2000;
+/**
+ * How long a new connection may take to say which server run it reached: as long as a caller waits
+ * for a connection (pool.ts), so only a connection that is dead, not one that is slow, is cut.
+ */
+const TAG_TIMEOUT_MS = 5000;
 
 /**
  * Ends a connection at once by destroying its socket: its queries fail (an outage, UNAVAILABLE) and
