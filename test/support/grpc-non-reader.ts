@@ -29,6 +29,19 @@ export interface NonReader {
   close(): void;
 }
 
+/** Resolves at the stream's next 'drain' or its 'close', leaving no listener behind either way. */
+function drainedOrClosed(stream: ClientHttp2Stream): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off('drain', done);
+      stream.off('close', done);
+      resolve();
+    };
+    stream.once('drain', done);
+    stream.once('close', done);
+  });
+}
+
 /** Opens `path` (e.g. "/dynamic_events.media.v1.MediaService/StoreImageStream") on the server at `address`. */
 export function openNonReader(address: string, path: string): NonReader {
   const session: ClientHttp2Session = connect(`http://${address}`, { settings: { initialWindowSize: RECEIVE_WINDOW_BYTES } });
@@ -51,7 +64,7 @@ export function openNonReader(address: string, path: string): NonReader {
       for (let n = 0; n < count && !closed; n++) {
         const more = stream.write(frame(message(n)));
         written++;
-        if (!more) await new Promise<void>((resolve) => stream.once('drain', resolve).once('close', resolve));
+        if (!more) await drainedOrClosed(stream);
       }
     },
     close() {
