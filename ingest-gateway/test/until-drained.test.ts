@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { untilDrained } from '../src/http/until-drained.js';
+import { untilDrained } from '../src/watch/until-drained.js';
 
 /** A full collection (the test process is not started with --expose-gc). */
 function collectGarbage(): void {

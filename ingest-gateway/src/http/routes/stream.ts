@@ -13,7 +13,7 @@ import { WatchHub } from '../../watch/watch-hub.js';
 import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
 import { readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
-import { untilDrained } from '../until-drained.js';
+import { untilDrained } from '../../watch/until-drained.js';
 
 interface StreamDeps {
   auth: GatewayMiddleware;
