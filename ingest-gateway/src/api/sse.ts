@@ -52,26 +52,44 @@ export function* frameEnds(chunk: Buffer): Generator<[cursor: string, end: numbe
   }
 }
 
+/** sseFrame with recent frames kept by cursor (createFrameCache). */
+interface FrameCache {
+  frame(change: WatchChange): string;
+  /** Frames kept now. */
+  readonly size: number;
+  /** Lets every kept frame go. */
+  clear(): void;
+}
+
 /**
  * sseFrame with recent frames kept by cursor, for catch-up streams: a cursor names one change, so
  * clients catching up on the same older commits (reconnecting together after a restart) share its
  * JSON instead of each rendering it. The shared feed keeps its messages' chunks instead (watch-feed.ts).
  */
-export function createFrameCache(): (change: WatchChange) => string {
+export function createFrameCache(): FrameCache {
   const recent = new Map<string, string>();
   let chars = 0;
-  return (change) => {
-    const cached = recent.get(change.cursor);
-    if (cached !== undefined) return cached;
-    const frame = sseFrame(change);
-    recent.set(change.cursor, frame);
-    chars += frame.length;
-    // A Map keeps insertion order: the oldest frames go first (the newest one too when it alone is over the bound).
-    for (const [cursor, old] of recent) {
-      if (recent.size <= RECENT_FRAMES && chars <= RECENT_FRAME_CHARS) break;
-      recent.delete(cursor);
-      chars -= old.length;
-    }
-    return frame;
+  return {
+    get size() {
+      return recent.size;
+    },
+    clear() {
+      recent.clear();
+      chars = 0;
+    },
+    frame(change) {
+      const cached = recent.get(change.cursor);
+      if (cached !== undefined) return cached;
+      const frame = sseFrame(change);
+      recent.set(change.cursor, frame);
+      chars += frame.length;
+      // A Map keeps insertion order: the oldest frames go first (the newest one too when it alone is over the bound).
+      for (const [cursor, old] of recent) {
+        if (recent.size <= RECENT_FRAMES && chars <= RECENT_FRAME_CHARS) break;
+        recent.delete(cursor);
+        chars -= old.length;
+      }
+      return frame;
+    },
   };
 }

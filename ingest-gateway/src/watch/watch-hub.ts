@@ -36,7 +36,9 @@ interface Call {
 /**
  * The SSE chunk of a registry message, rendered once for every client reading it: the feed keeps
  * its chunks, a catch-up stream's frames are kept in a cache by cursor (clients reconnecting
- * together after a restart read the same older commits, each on a stream of its own).
+ * together after a restart read the same older commits, each on a stream of its own) while any
+ * catch-up runs or waits for a slot: the last one to end lets them go, so a gateway that served a
+ * resume storm does not keep its largest frames (up to the cache's bound) while idle.
  */
 type Render = (message: WatchMessage, feed?: Feed) => Buffer;
 
@@ -50,11 +52,18 @@ type Render = (message: WatchMessage, feed?: Feed) => Buffer;
  */
 export class WatchHub {
   private readonly feeds = new Map<string, Feed>();
-  private readonly frameOf = createFrameCache();
+  private readonly frames = createFrameCache();
   private readonly slots: CatchUpSlots;
+  /** Catch-ups running or waiting for a slot. */
+  private catchUps = 0;
 
   constructor(private readonly deps: { registry: RegistryClient; maxLagBytes?: number; catchUpStreams?: number }) {
     this.slots = createCatchUpSlots(deps.catchUpStreams);
+  }
+
+  /** Frames kept for catch-up streams now. */
+  get framesKept(): number {
+    return this.frames.size;
   }
 
   /**
@@ -88,7 +97,7 @@ export class WatchHub {
   private render: Render = (message, feed) => {
     if (message.changes.length === 0) return KEEP_ALIVE;
     let text = '';
-    for (const change of message.changes) text += feed ? sseFrame(change) : this.frameOf(change);
+    for (const change of message.changes) text += feed ? sseFrame(change) : this.frames.frame(change);
     const chunk = Buffer.from(text);
     feed?.remember(chunk, message.changes.length);
     return chunk;
@@ -173,9 +182,18 @@ export class WatchHub {
 
   /** A registry stream of the client's own from its cursor, until it meets a change the feed holds. */
   private async catchUp(key: string, feed: Feed, query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
+    this.catchUps++;
+    let counted = true;
+    const done = () => {
+      if (counted && --this.catchUps === 0) this.frames.clear();
+      counted = false;
+    };
     // Held while the stream reads history: until it joins the feed, ends, or the registry says it
     // reached the present (a keep-alive after its first message).
-    const free = await this.slots.acquire(call.signal);
+    const free = await this.slots.acquire(call.signal).catch((err: unknown) => {
+      done();
+      throw err;
+    });
     const stop = new AbortController();
     const abort = () => stop.abort();
     call.signal.addEventListener('abort', abort, { once: true });
@@ -186,9 +204,11 @@ export class WatchHub {
     } catch (err) {
       call.signal.removeEventListener('abort', abort);
       free();
+      done();
       throw err;
     }
-    // Released by the generator below, which the route always reads (to its end, or return()).
+    // The slot, this catch-up's count and feed.pending are released by the generator below, which
+    // the route always reads (to its end, or return()).
     feed.pending++;
     const chunks = async function* (this: WatchHub): AsyncGenerator<Buffer> {
       let joined: ChunkQueue | undefined;
@@ -206,6 +226,7 @@ export class WatchHub {
         }
       } finally {
         free();
+        done();
         stop.abort();
         call.signal.removeEventListener('abort', abort);
         feed.pending--;

@@ -1,4 +1,4 @@
-import { once } from 'node:events';
+import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Router } from '@koa/router';
 import { AppError } from '@dynamic-events/proto';
@@ -13,6 +13,7 @@ import { WatchHub } from '../../watch/watch-hub.js';
 import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
 import { readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
+import { untilDrained } from '../../watch/until-drained.js';
 
 interface StreamDeps {
   auth: GatewayMiddleware;
@@ -53,7 +54,10 @@ async function writeChunks(chunks: AsyncIterableIterator<Buffer>, out: PassThrou
       if (verdict === 'gone') return 'end';
       if (verdict === 'stalled') throw stallError();
       if (verdict === 'cut') return 'cut';
-      if (!out.write(next.value)) await once(out, 'drain', { signal: AbortSignal.any([signal, AbortSignal.timeout(STREAM_STALL_MS)]) });
+      if (out.write(next.value)) continue;
+      const drained = await untilDrained(out, signal, STREAM_STALL_MS);
+      if (drained === 'stalled') throw stallError();
+      if (drained === 'gone') return 'end';
     }
   } finally {
     await chunks.return?.();
@@ -76,6 +80,8 @@ function renameCursorField(err: unknown, field: string): unknown {
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, access, logger, draining } = deps;
+  // One listener per open (or opening) stream, by design: no count of them is a leak.
+  setMaxListeners(0, draining);
   const hub = new WatchHub({ registry });
   const budget = deps.budget ?? createSseBudget();
 
@@ -88,10 +94,18 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     const stop = new AbortController();
     const end = () => stop.abort();
     const requestId = ctx.state.requestId;
+    // Wired before the subscription: a client that leaves while it waits for a catch-up slot or the
+    // registry's first message gives up its place, and no catch-up stream is opened or kept for it.
+    ctx.req.once('close', end);
+    draining.addEventListener('abort', end, { once: true });
+    if (ctx.req.destroyed) end();
     let chunks: AsyncIterableIterator<Buffer>;
     try {
       chunks = await hub.subscribe(query, { requestId, signal: stop.signal });
     } catch (err) {
+      draining.removeEventListener('abort', end);
+      // Nobody is left to answer.
+      if (ctx.req.destroyed) return;
       stop.abort();
       throw renameCursorField(err, cursorField);
     }
@@ -107,8 +121,6 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
           },
           query,
         );
-    ctx.req.once('close', end);
-    draining.addEventListener('abort', end, { once: true });
     ctx.status = 200;
     ctx.set({ 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-cache', 'X-Accel-Buffering': 'no' });
     const out = new PassThrough();
