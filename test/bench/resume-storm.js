@@ -169,14 +169,21 @@ async function heaps(metricsUrls) {
   return figures;
 }
 
-function summary(samples, roles) {
+/**
+ * Per process: RSS before the events were posted (`beforePostsMiB`), at the storm's start (`startMiB`,
+ * which also holds whatever garbage of the posts is not collected yet), its peak, and 2 min after.
+ */
+function summary(samples, roles, beforePosts) {
   const at = (phase) => samples.filter((s) => s.phase === phase);
   const rows = {};
   for (const role of roles) {
     const start = at('before').at(-1)[role];
     const peak = Math.max(...samples.map((s) => s[role]));
     const final = samples.at(-1)[role];
-    rows[role] = { startMiB: Math.round(start), peakMiB: Math.round(peak), finalMiB: Math.round(final), finalMinusStartMiB: Math.round(final - start) };
+    rows[role] = {
+      beforePostsMiB: Math.round(beforePosts[role]), startMiB: Math.round(start), peakMiB: Math.round(peak), finalMiB: Math.round(final),
+      finalMinusStartMiB: Math.round(final - start), finalMinusBeforePostsMiB: Math.round(final - beforePosts[role]),
+    };
   }
   return rows;
 }
@@ -191,6 +198,7 @@ async function main() {
   });
   try {
     const cursor = await cursorBeforeStorm(stack.url);
+    const beforePosts = Object.fromEntries(Object.entries(stack.services).map(([role, pid]) => [role, rssMiB(pid)]));
     log(`cursor before the storm: ${cursor}; posting ${events} events of about 4 MiB`);
     for (let n = 0; n < events; n++) await post(stack.url, bigEvent(n));
     await sleep(5000);
@@ -216,7 +224,7 @@ async function main() {
     await sleep(afterS * 1000);
     rss.stop();
     const heapsAfter = await heaps(stack.metricsUrls);
-    const report = { root, clients, events, spread: cli.spread, holdS, afterS, slowestReadyMs, endedByServer: ended, rss: summary(rss.samples, roles), heapsBefore, heapsAfter };
+    const report = { root, clients, events, spread: cli.spread, holdS, afterS, slowestReadyMs, endedByServer: ended, rss: summary(rss.samples, roles, beforePosts), heapsBefore, heapsAfter };
     console.log(JSON.stringify(report, null, 2));
     if (cli.json) writeFileSync(cli.json, JSON.stringify({ ...report, samples: rss.samples }, null, 1));
   } finally {
