@@ -28,6 +28,15 @@ export function createCommitSignals(options: { pool: pg.Pool; horizon: CommitHor
   let wantListen = false;
   let closed = false;
   let relisten: NodeJS.Timeout | undefined;
+  // A session is given back once: its connection may still report an error after that (the server
+  // terminating it, or the socket closing, during a shutdown or a dropped database), and a second
+  // release throws.
+  const released = new WeakSet<pg.PoolClient>();
+  const release = (session: pg.PoolClient, err: Error | boolean) => {
+    if (released.has(session)) return;
+    released.add(session);
+    session.release(err);
+  };
 
   async function startListening(): Promise<void> {
     let client: pg.PoolClient | undefined;
@@ -35,19 +44,20 @@ export function createCommitSignals(options: { pool: pg.Pool; horizon: CommitHor
       client = await pool.connect();
       const session = client;
       session.on('error', (err) => {
+        if (released.has(session)) return;
         logger.warn({ error: pgErrorFields(err) }, 'watch: the LISTEN session failed; listening again shortly');
         if (listening === session) listening = undefined;
-        session.release(err);
+        release(session, err);
         if (!closed) relisten = setTimeout(() => void startListening(), RELISTEN_MS);
       });
       await listenForCommits(session, () => horizon.nudge());
       if (closed) {
-        session.release(true);
+        release(session, true);
         return;
       }
       listening = session;
     } catch (err) {
-      client?.release(true);
+      if (client) release(client, true);
       logger.warn({ error: pgErrorFields(err) }, 'watch: could not LISTEN for other replicas\' commits; polling meanwhile');
       if (!closed) relisten = setTimeout(() => void startListening(), RELISTEN_MS);
     }
@@ -76,7 +86,7 @@ export function createCommitSignals(options: { pool: pg.Pool; horizon: CommitHor
       listening = undefined;
       if (session) {
         await session.query('UNLISTEN *').catch(() => undefined);
-        session.release(true);
+        release(session, true);
       }
     },
   };
