@@ -1,12 +1,10 @@
 /** The API's JSON shapes the console reads (README "API"; ingest-gateway/openapi.yaml). */
 
-export interface PolicyJson {
-  may_create?: string[];
-  domains?: string[];
-  max_devices?: number;
-  max_objects?: number;
-  rate?: { per_second: number; burst: number };
-}
+import type { PolicyJson } from '@dynamic-events/proto';
+
+// Shapes the proto package and the gateway already own, taken as types only (nothing of them is bundled).
+export type { PolicyJson };
+export type { EventJson } from '../../src/api/event.js';
 
 export interface TokenJson {
   id: string;
@@ -18,19 +16,6 @@ export interface TokenJson {
   last_used_at: string | null;
   revoked_at: string | null;
   read_only: boolean;
-}
-
-export interface EventJson {
-  id: string;
-  domain: string;
-  event_type: string;
-  rels: string[];
-  images: string[];
-  video_clips: string[];
-  event_additional_properties: Record<string, string>;
-  created_at: string;
-  updated_at: string;
-  token_id: string | null;
 }
 
 export interface DeviceJson {
