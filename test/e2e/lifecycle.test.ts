@@ -60,7 +60,7 @@ describe('lifecycle', () => {
     (body.event.event_data.event_additional_properties as Record<string, string>).base64_image = samples.gif.bytes.toString('base64');
     // The README's promise: the example answers on the first try right after the start-up line.
     const first = await postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: 'cam-first-try' }));
-    expect(first.status).toBe(200);
+    expect({ status: first.status, body: first.body }).toMatchObject({ status: 200 }); // a refusal's body names what refused
     const inFlight = slowPost(`${stack.api}/dynamic-events`, JSON.stringify(body));
     await new Promise((r) => setTimeout(r, 300));
     const stopped = stack.stop('SIGTERM');

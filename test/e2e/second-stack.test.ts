@@ -59,7 +59,9 @@ describe.skipIf(!up)('a second stack beside the first', () => {
     for (const name of ['REGISTRY_GRPC_PORT', 'MEDIA_GRPC_PORT', 'GATEWAY_METRICS_PORT', 'REGISTRY_METRICS_PORT', 'MEDIA_METRICS_PORT']) {
       expect(stack.output()).toContain(`"variable":"${name}"`);
     }
-    expect((await postJson(`${stack.api}/dynamic-events`, exampleEvent())).status).toBe(200);
+    // Status and body together, so a refusal says which part was not ready.
+    const answer = await postJson(`${stack.api}/dynamic-events`, exampleEvent());
+    expect({ status: answer.status, body: answer.body }).toMatchObject({ status: 200 });
     for (const url of Object.values(metrics)) expect((await fetch(url)).status).toBe(200);
   });
 
