@@ -9,6 +9,7 @@ export * from './gen/dynamic_events/registry/v1/entities.js';
 export * from './gen/dynamic_events/registry/v1/lists.js';
 export * from './gen/dynamic_events/registry/v1/watch.js';
 export * from './gen/dynamic_events/registry/v1/tokens.js';
+export * from './gen/dynamic_events/registry/v1/webhooks.js';
 // Every generated file exports these three; an explicit export settles which one `*` passes on
 // (the package name and MessageFns are the same in each, the file name is the service's).
 export { protobufFileName, protobufPackage } from './gen/dynamic_events/registry/v1/registry.js';

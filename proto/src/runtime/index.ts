@@ -26,7 +26,7 @@ export { createLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { createMetricsServer, listenHttp } from './metrics-server.js';
 export { pollUntil } from './poll.js';
-export { MEDIA_PROTO, REGISTRY_PROTO, TOKENS_PROTO, addReflection } from './reflection.js';
+export { MEDIA_PROTO, REGISTRY_PROTO, TOKENS_PROTO, WEBHOOKS_PROTO, addReflection } from './reflection.js';
 export { LogSafeError } from './safe-error.js';
 export { createStreamBudget } from './stream-budget.js';
 export type { StreamBudget, StreamShare } from './stream-budget.js';

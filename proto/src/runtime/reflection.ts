@@ -15,4 +15,5 @@ export function addReflection(server: Server, protoFiles: string | string[]): vo
 
 export const REGISTRY_PROTO = 'dynamic_events/registry/v1/registry.proto';
 export const TOKENS_PROTO = 'dynamic_events/registry/v1/tokens.proto';
+export const WEBHOOKS_PROTO = 'dynamic_events/registry/v1/webhooks.proto';
 export const MEDIA_PROTO = 'dynamic_events/media/v1/media.proto';
