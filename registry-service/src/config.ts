@@ -17,6 +17,7 @@ import {
   SHUTDOWN_TIMEOUT_MS,
   text,
 } from '@dynamic-events/proto/runtime';
+import { parseNetworks } from './webhooks/address-guard.js';
 
 /** Validated, frozen configuration; only main.ts builds it (from process.env). */
 interface Config {
@@ -52,12 +53,30 @@ interface Config {
   bootstrapToken: string | undefined;
   /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
   internalToken: string | undefined;
+  webhooks: WebhookConfig;
+}
+
+/** How this replica delivers webhooks. */
+export interface WebhookConfig {
+  /** WEBHOOK_SECRET_KEY's 32 bytes: seals the signing secrets. Undefined: webhooks cannot be created. Never logged. */
+  secretKey: Buffer | undefined;
+  timeoutMs: number;
+  /** The wait after each failed attempt, in seconds; past the last one the delivery has failed. */
+  retryScheduleSeconds: number[];
+  disableAfterSeconds: number;
+  allowedNetworks: string[];
+  maxInFlight: number;
 }
 
 /** A duration such as `30d`, `12h`, `90m` or `3600s`. */
 const DURATION = '^[1-9][0-9]{0,8}[smhd]$';
 const DURATION_HINT = 'must be a duration such as 30d, 12h, 90m or 3600s';
 const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A comma-separated list of DURATION values. */
+const DURATIONS = '^[1-9][0-9]{0,8}[smhd](,[1-9][0-9]{0,8}[smhd]){0,49}$';
+/** 32 bytes in base64 (44 characters with its padding). */
+const KEY_BASE64 = '^[A-Za-z0-9+/]{43}=$';
 
 /** Seconds of a DURATION value. */
 function durationSeconds(value: string): number {
@@ -116,6 +135,41 @@ export const REGISTRY_ENV = defineEnv({
     description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
   }),
   DYNAMIC_EVENTS_TOKEN,
+  WEBHOOK_SECRET_KEY: text({
+    pattern: KEY_BASE64,
+    hint: 'must be 32 bytes in base64 (44 characters, e.g. `openssl rand -base64 32`)',
+    defaultText: 'unset (`npm start`: one per `DATA_DIR`)',
+    description:
+      'Seals the webhooks\' signing secrets (AES-256-GCM) so the database alone holds none; without it webhooks cannot be created. Keep it with the database\'s backups: a database restored without its key cannot sign. See [Webhooks](#webhooks).',
+  }),
+  WEBHOOK_TIMEOUT_MS: integer({ minimum: 1000, maximum: 120_000, default: 15_000, description: 'A receiver must answer 2xx within this long (connection to answer), else the attempt failed.' }),
+  WEBHOOK_RETRY_SCHEDULE: text({
+    pattern: DURATIONS,
+    hint: 'must be durations such as 5s,5m,30m,2h separated by commas',
+    default: '5s,5m,30m,2h,5h,10h,10h',
+    description: 'The wait after each failed attempt (±20 % jitter); when it runs out the delivery is `failed`. A 429 or 503 with `Retry-After` waits at least that long, capped by the longest step.',
+  }),
+  WEBHOOK_DISABLE_AFTER: text({
+    pattern: DURATION,
+    hint: DURATION_HINT,
+    default: '5d',
+    description: 'A webhook whose every attempt failed for this long is disabled (its deliveries are kept pending until it is enabled again).',
+  }),
+  WEBHOOK_ALLOWED_NETWORKS: text({
+    pattern: '^[0-9A-Fa-f:./]+(,[0-9A-Fa-f:./]+)*$',
+    hint: 'must be CIDRs such as 10.20.0.0/16,fd00::/8 separated by commas',
+    check: (value) => {
+      try {
+        parseNetworks(value.split(','));
+        return true;
+      } catch {
+        return false;
+      }
+    },
+    defaultText: 'none',
+    description: 'Networks webhooks may reach although they are internal (loopback, private, link-local …): an in-cluster receiver, say. Every other internal address is refused at create and at each connection.',
+  }),
+  WEBHOOK_MAX_IN_FLIGHT: integer({ minimum: 1, maximum: 256, default: 16, description: 'Attempts in flight per webhook on each registry replica (also its connections to that receiver).' }),
   // Unset only for --migrate-only: main.ts refuses to serve TokenService without it.
   REGISTRY_INTERNAL_TOKEN: { ...REGISTRY_INTERNAL_TOKEN, defaultText: 'required' },
   SHUTDOWN_TIMEOUT_MS,
@@ -149,5 +203,13 @@ export function loadConfig(env: Environment): Readonly<Config> {
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
     internalToken: v.REGISTRY_INTERNAL_TOKEN,
+    webhooks: {
+      secretKey: v.WEBHOOK_SECRET_KEY === undefined ? undefined : Buffer.from(v.WEBHOOK_SECRET_KEY, 'base64'),
+      timeoutMs: v.WEBHOOK_TIMEOUT_MS,
+      retryScheduleSeconds: v.WEBHOOK_RETRY_SCHEDULE.split(',').map(durationSeconds),
+      disableAfterSeconds: durationSeconds(v.WEBHOOK_DISABLE_AFTER),
+      allowedNetworks: v.WEBHOOK_ALLOWED_NETWORKS === undefined ? [] : v.WEBHOOK_ALLOWED_NETWORKS.split(','),
+      maxInFlight: v.WEBHOOK_MAX_IN_FLIGHT,
+    },
   });
 }

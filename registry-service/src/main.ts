@@ -51,7 +51,7 @@ runMain(logger, async () => {
     closers.push({ name: 'metrics server', close: () => metricsServer.close() });
     const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
     const metrics = createMetrics(metricsServer.registry);
-    const { grpc, health, purger, watching, retention } = createServer({
+    const { grpc, health, purger, watching, retention, webhooks } = createServer({
       logger,
       pool,
       healthPool,
@@ -66,11 +66,14 @@ runMain(logger, async () => {
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
       eventRetentionSeconds: config.eventRetentionSeconds,
       watchRetentionSeconds: config.watchRetentionSeconds,
+      webhooks: config.webhooks,
     });
     // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.
     closers.push({
       name: 'gRPC server',
       close: async () => {
+        // Attempts in flight finish and their outcomes are written before the pool closes.
+        await webhooks.close();
         await watching.close();
         await grpc.shutdown(config.shutdownTimeoutMs, config.drainDelayMs);
       },
@@ -82,6 +85,8 @@ runMain(logger, async () => {
     purger.start();
     closers.push({ name: 'retention', close: async () => retention.stop() });
     retention.start();
+    webhooks.runner?.start();
+    if (!webhooks.runner) logger.info('WEBHOOK_SECRET_KEY is not set: webhooks cannot be created and none are delivered');
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',

@@ -3,6 +3,7 @@ import {
   createGrpcServer,
   REGISTRY_PROTO,
   TOKENS_PROTO,
+  WEBHOOKS_PROTO,
   type GrpcServer,
 } from '@dynamic-events/proto/runtime';
 import {
@@ -36,6 +37,11 @@ import { createRegistryHandlers } from './rpc/registry.js';
 import { createInternalCredentialCheck, requireCredential } from './rpc/internal-credential.js';
 import { createTokenHandlers } from './rpc/tokens.js';
 import { createWatchEncoding } from './rpc/watch-encoding.js';
+import { createWebhookHandlers } from './rpc/webhooks.js';
+import type { WebhookConfig } from './config.js';
+import type { Resolver } from './webhooks/address-guard.js';
+import { createWebhookParts, type WebhookParts } from './webhooks/webhook-service.js';
+import { Registry as PromRegistry } from 'prom-client';
 
 interface ServerDeps {
   logger: Logger;
@@ -77,6 +83,11 @@ interface ServerDeps {
   listPageMaxBytes?: number;
   /** Bytes Watch streams may hold for their clients, all together (default PROCESS_HELD_BYTES); tests make it small. */
   watchHeldBytes?: number;
+  webhooks: WebhookConfig;
+  /** Stands in for DNS in the webhook sender (tests). */
+  webhookResolver?: Resolver;
+  /** How often the webhook sender looks again without a wake-up (default 1 s). */
+  webhookPollMs?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -92,6 +103,8 @@ export interface RegistryServer {
   watching: Watching;
   /** EVENT_RETENTION and WATCH_RETENTION in the background; start it once the server listens. */
   retention: Retention;
+  /** Webhook management and this replica's delivery (start its runner once the server listens; close at shutdown). */
+  webhooks: WebhookParts;
 }
 
 /** Wires the registry: RegistryService and TokenService handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
@@ -128,12 +141,24 @@ export function createServer(deps: ServerDeps): RegistryServer {
     definition,
     createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: watching.watch, logger }),
   );
+  const credential = createInternalCredentialCheck(deps.internalToken);
   // The settings module manages tokens and the gateways sync them on the registry's own port, with the internal credential.
   grpc.addService<registry.TokenServiceServer>(
     registry.TokenServiceService,
-    requireCredential(createTokenHandlers({ tokens: createTokens(pool), settings: createAuthSettings(pool) }), createInternalCredentialCheck(deps.internalToken)),
+    requireCredential(createTokenHandlers({ tokens: createTokens(pool), settings: createAuthSettings(pool) }), credential),
   );
-  addReflection(grpc.server, [REGISTRY_PROTO, TOKENS_PROTO]);
+  const webhooks = createWebhookParts({
+    pool,
+    logger,
+    horizon: watching.horizon,
+    listen: watching.listen,
+    config: deps.webhooks,
+    metricsRegistry: deps.metricsRegistry ?? new PromRegistry(),
+    resolver: deps.webhookResolver,
+    pollMs: deps.webhookPollMs,
+  });
+  grpc.addService<registry.WebhookServiceServer>(registry.WebhookServiceService, requireCredential(createWebhookHandlers(webhooks), credential));
+  addReflection(grpc.server, [REGISTRY_PROTO, TOKENS_PROTO, WEBHOOKS_PROTO]);
   const health = createDatabaseHealth({
     pool: deps.healthPool ?? pool,
     logger,
@@ -151,5 +176,5 @@ export function createServer(deps: ServerDeps): RegistryServer {
     eventRetentionSeconds: deps.eventRetentionSeconds,
     watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
   });
-  return { grpc, health, purger, watching, retention };
+  return { grpc, health, purger, watching, retention, webhooks };
 }

@@ -4,7 +4,10 @@ import { registry } from '@dynamic-events/proto';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, TEST_INTERNAL_TOKEN } from '../../test/support/servers.js';
 export { TEST_INTERNAL_TOKEN, testPool } from '../../test/support/servers.js';
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import type { WebhookConfig } from '../src/config.js';
+import type { Resolver } from '../src/webhooks/address-guard.js';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
 import { runMigrations } from '../src/db/migrate.js';
@@ -54,7 +57,21 @@ export interface StartOptions {
   listPageMaxBytes?: number;
   /** Bytes Watch streams may hold for their clients together (default 64 MiB). */
   watchHeldBytes?: number;
+  /** Webhook settings over TEST_WEBHOOK_CONFIG (a fresh key, loopback allowed, a short schedule). */
+  webhooks?: Partial<WebhookConfig>;
+  /** Stands in for DNS in the webhook sender. */
+  webhookResolver?: Resolver;
 }
+
+/** Webhooks as tests run them: loopback receivers allowed, retries after 1 s and 2 s, answers within 5 s. */
+export const TEST_WEBHOOK_CONFIG: WebhookConfig = {
+  secretKey: randomBytes(32),
+  timeoutMs: 5000,
+  retryScheduleSeconds: [1, 2],
+  disableAfterSeconds: 5 * 86_400,
+  allowedNetworks: ['127.0.0.0/8'],
+  maxInFlight: 16,
+};
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
 export async function startRegistry(options: StartOptions): Promise<TestRegistry> {
@@ -81,9 +98,14 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     watchRetentionSeconds: options.watchRetentionSeconds,
     listPageMaxBytes: options.listPageMaxBytes,
     watchHeldBytes: options.watchHeldBytes,
+    webhooks: { ...TEST_WEBHOOK_CONFIG, ...options.webhooks },
+    webhookResolver: options.webhookResolver,
+    webhookPollMs: 200,
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();
+  // Delivery runs only where a test asks for webhooks: the other tests' pools stay theirs alone.
+  if (options.webhooks !== undefined) server.webhooks.runner?.start();
   const address = `127.0.0.1:${port}`;
   const client = createGrpcClient(registry.RegistryServiceClient, address);
   return {
@@ -97,6 +119,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     async close() {
       client.close();
       server.health.stop();
+      await server.webhooks.close();
       await server.watching.close();
       await server.grpc.shutdown(2000);
       await locker.close();
@@ -210,12 +233,12 @@ export async function expectSingleCreation(replicas: RegistryApi[], pool: pg.Poo
  * For the enclosing describe: a fresh database and a registry on it, started in beforeAll and
  * closed (database dropped) in afterAll. `ready` receives the registry and the database URL.
  */
-export function useFreshRegistry(ready: (started: TestRegistry, databaseUrl: string) => void): void {
+export function useFreshRegistry(ready: (started: TestRegistry, databaseUrl: string) => void, options: Omit<StartOptions, 'databaseUrl'> = {}): void {
   let db: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let started: TestRegistry | undefined;
   beforeAll(async () => {
     db = await createTestDatabase();
-    started = await startRegistry({ databaseUrl: db.url });
+    started = await startRegistry({ ...options, databaseUrl: db.url });
     ready(started, db.url);
   });
   afterAll(async () => {

@@ -20,6 +20,8 @@ export { UNSUPPORTED_IMAGE_MESSAGE, imageRuleError } from './image-rules.js';
 export { BASE64_IMAGE_KEY, IMAGE_ENVELOPE_BYTES, LIMITS, LIST_PAGE_MAX_BYTES, REGISTRY_MAX_MESSAGE_BYTES, REGISTRY_MAX_REQUEST_BYTES, REPLY_OVERHEAD_PER_EVENT_BYTES } from './limits.js';
 export { isNetworkFailure, timedOut, unavailable } from './outage.js';
 export { escapeUnsafe, quoteName } from './quote.js';
+export { presentDevice, presentEvent, presentEventType, presentObject } from './resource-json.js';
+export type { DeviceSource, EventJson, EventSource, EventTypeSource, ObjectSource } from './resource-json.js';
 export { MEDIA_SERVICE_NAME, REGISTRY_SERVICE_NAME } from './service-names.js';
 export { formatTimestamp, isStorableMicros, microsFromTimestamp, parseRfc3339, TIMESTAMP_RANGE_TEXT, timestampFromMicros } from './timestamps.js';
 export { checkPolicyNumbers, fromProtoPolicy, policyFromJson, policyToJson, rateProblem, toProtoPolicy } from './token-policy.js';

@@ -1,6 +1,7 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import { purgeCommitLog } from '../db/queries/commit-log.js';
+import { fanOutFloor } from '../db/queries/webhook-fan-out.js';
 import { deleteExpiredEvents } from '../db/queries/retention.js';
 import type { Metrics } from '../metrics.js';
 import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './background-job.js';
@@ -40,7 +41,10 @@ export function createRetention(options: RetentionOptions): Retention {
     const seconds = options.eventRetentionSeconds;
     const events = seconds === undefined ? 0 : await drain(() => deleteExpiredEvents(pool, seconds, batch), 'events');
     // Only commits every watcher can already see are purged: none appears behind the purge horizon later.
-    const through = await horizon.refresh(5000);
+    const readable = await horizon.refresh(5000);
+    // Commits no webhook has fanned out yet are its queue: kept whatever their age.
+    const floor = await fanOutFloor(pool);
+    const through = floor !== undefined && floor < readable ? floor : readable;
     // History older than the events it names is of no use: never kept longer than the events.
     const keep = Math.min(options.watchRetentionSeconds, seconds ?? Number.POSITIVE_INFINITY);
     const commits = await drain(() => purgeCommitLog(pool, keep, through, batch), 'commit_log');

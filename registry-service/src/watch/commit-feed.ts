@@ -16,7 +16,7 @@ export type Change =
   | { kind: 'event'; event: EventRecord };
 
 /** A commit with its changes at their positions (devices, objects, event types, events); a hole is a row retention removed. */
-interface FeedCommit {
+export interface FeedCommit {
   seq: bigint;
   changes: Array<Change | undefined>;
 }
@@ -95,7 +95,7 @@ export function changeBytes(change: Change): number {
 
 const pageBytesOf = (page: FeedPage): number => page.commits.reduce((sum, c) => sum + c.changes.reduce((n, change) => n + (change ? changeBytes(change) : 0), 0), 0);
 
-function toFeedCommit(commit: LoggedCommit, records: CommitRecords): FeedCommit {
+export function toFeedCommit(commit: LoggedCommit, records: CommitRecords): FeedCommit {
   const change = <T>(record: T | undefined, make: (r: T) => Change) => (record === undefined ? undefined : make(record));
   return {
     seq: commit.seq,

@@ -22,6 +22,8 @@ export interface Watching {
   horizon: CommitHorizon;
   /** For the writer: a statement committed. */
   committed(): void;
+  /** Listens for other replicas' commits (LISTEN/NOTIFY), as an open watch does: webhook delivery follows them too. */
+  listen(): void;
   /** Ends every open watch (UNAVAILABLE: its client resumes on another replica) and stops listening. */
   close(): Promise<void>;
 }
@@ -45,6 +47,7 @@ export function createWatching(options: WatchingOptions): Watching {
     watch,
     horizon,
     committed: () => signals.committed(),
+    listen: () => signals.listen(),
     async close() {
       feed.close();
       await signals.close();

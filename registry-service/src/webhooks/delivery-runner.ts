@@ -1,0 +1,181 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import { claimDue, type ClaimedDelivery } from '../db/queries/webhook-claims.js';
+import { sendingWebhooks } from '../db/queries/webhooks.js';
+import type { CommitHorizon } from '../watch/commit-horizon.js';
+import type { FanOut } from './fan-out.js';
+import type { OutcomeWriter } from './outcome-writer.js';
+import { secretKeyBytes, signatureHeader, type SecretBox } from './secret-box.js';
+import type { Sender } from './sender.js';
+import type { WebhookMetrics } from './webhook-metrics.js';
+
+interface Target {
+  id: string;
+  url: string;
+  enabled: boolean;
+  keys: Buffer[];
+}
+
+export interface RunnerOptions {
+  pool: pg.Pool;
+  logger: Logger;
+  horizon: CommitHorizon;
+  /** Starts listening for other replicas' commits (called when there is a webhook to deliver to). */
+  listen: () => void;
+  fanOut: FanOut;
+  sender: Sender;
+  secrets: SecretBox;
+  outcomes: OutcomeWriter;
+  metrics: WebhookMetrics;
+  /** Attempts in flight per webhook on this replica (WEBHOOK_MAX_IN_FLIGHT). */
+  maxInFlight: number;
+  /** How long a claimed delivery is this replica's before another may take it (beyond the attempt's timeout). */
+  leaseSeconds: number;
+  /** How often webhooks are re-read and due deliveries looked for without a wake-up (default 1 s). */
+  pollMs?: number;
+}
+
+/**
+ * Delivers webhooks from this replica: follows the commit horizon, fans new commits out into
+ * deliveries, claims due deliveries per enabled webhook (at most `maxInFlight` in flight each, so a
+ * slow or dead endpoint holds only its own slots), sends them signed, and hands each outcome to the
+ * writer. A class: it holds the loop's state (targets, slots, timers) that its methods share.
+ */
+export class DeliveryRunner {
+  private targets = new Map<string, Target>();
+  private readonly inFlight = new Map<string, number>();
+  private readonly claiming = new Set<string>();
+  private readonly abort = new AbortController();
+  private unfollow: (() => void) | undefined;
+  private loop: Promise<void> | undefined;
+  private wakeLoop: (() => void) | undefined;
+  private readonly pollMs: number;
+  private reread = true;
+  private readonly unopenable = new Set<string>();
+
+  constructor(private readonly o: RunnerOptions) {
+    this.pollMs = o.pollMs ?? 1000;
+  }
+
+  start(): void {
+    this.loop = this.run();
+  }
+
+  /** The horizon is polled only while there are webhooks to fan out to. */
+  private following(yes: boolean): void {
+    if (yes && !this.unfollow) {
+      this.o.listen();
+      this.unfollow = this.o.horizon.follow();
+    }
+    if (!yes && this.unfollow) {
+      this.unfollow();
+      this.unfollow = undefined;
+    }
+  }
+
+  /** An admin change, a retry or a recovery here: look again now instead of at the next poll. */
+  wake(): void {
+    this.reread = true;
+    this.wakeLoop?.();
+  }
+
+  async close(): Promise<void> {
+    this.abort.abort();
+    this.wakeLoop?.();
+    await this.loop;
+    this.following(false);
+    await this.o.outcomes.flush();
+  }
+
+  private async run(): Promise<void> {
+    let fanned = 0n;
+    let lastRead = 0;
+    while (!this.abort.signal.aborted) {
+      try {
+        if (Date.now() - lastRead >= this.pollMs || this.reread) {
+          this.reread = false;
+          await this.readTargets();
+          lastRead = Date.now();
+          this.following(this.targets.size > 0);
+        }
+        if (this.targets.size > 0) fanned = await this.fanOutTo(this.o.horizon.bound, fanned);
+        for (const target of this.targets.values()) if (target.enabled) this.pump(target);
+      } catch (err) {
+        this.o.logger.warn({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'webhook delivery pass failed; retrying');
+      }
+      await this.sleep(fanned);
+    }
+  }
+
+  /** Waits for the horizon to pass what was fanned out, a wake-up, or the poll interval. */
+  private async sleep(fanned: bigint): Promise<void> {
+    const woken = new Promise<void>((resolve) => (this.wakeLoop = resolve));
+    const limit = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.pollMs)]);
+    await Promise.race([woken, this.o.horizon.waitPast(fanned, this.pollMs, limit)]);
+    this.wakeLoop = undefined;
+  }
+
+  private async fanOutTo(bound: bigint, fanned: bigint): Promise<bigint> {
+    if (bound <= fanned) return fanned;
+    for (;;) {
+      const pass = await this.o.fanOut(bound);
+      if (pass.lost) this.o.logger.error('webhook fan-out found commits purged before delivery (WATCH_RETENTION passed while no registry ran)');
+      this.o.metrics.fannedOut.inc(pass.created);
+      if (!pass.more || this.abort.signal.aborted) return bound;
+    }
+  }
+
+  private async readTargets(): Promise<void> {
+    const rows = await sendingWebhooks(this.o.pool);
+    const next = new Map<string, Target>();
+    for (const row of rows) {
+      const sealed = [row.secret_sealed, ...(row.previous_secret_sealed ? [row.previous_secret_sealed] : [])];
+      try {
+        const keys = sealed.map((s) => secretKeyBytes(this.o.secrets.open(row.id, s)));
+        next.set(row.id, { id: row.id, url: row.url, enabled: row.enabled, keys });
+      } catch {
+        // Its deliveries stay pending: nothing is sent unsigned or signed with the wrong key.
+        if (!this.unopenable.has(row.id)) this.o.logger.error({ webhookId: row.id }, 'cannot open the signing secret of a webhook: WEBHOOK_SECRET_KEY is not the key it was sealed with');
+        this.unopenable.add(row.id);
+      }
+    }
+    this.targets = next;
+  }
+
+  /** Claims what this webhook has due, up to its free slots; runs again as attempts end. */
+  private pump(target: Target): void {
+    const busy = this.inFlight.get(target.id) ?? 0;
+    // Claim in batches: a round trip per delivery would cost more than the attempt.
+    if (this.claiming.has(target.id) || busy > this.o.maxInFlight / 2 || this.abort.signal.aborted) return;
+    this.claiming.add(target.id);
+    claimDue(this.o.pool, target.id, this.o.maxInFlight - busy, this.o.leaseSeconds)
+      .then((claimed) => {
+        for (const delivery of claimed) this.attempt(target, delivery);
+        return claimed.length;
+      })
+      .catch((err: Error) => {
+        this.o.logger.warn({ err: { message: err.message }, webhookId: target.id }, 'claiming webhook deliveries failed');
+        return 0;
+      })
+      .then((n) => {
+        this.claiming.delete(target.id);
+        if (n > 0 && n === this.o.maxInFlight - busy) this.pump(target);
+      });
+  }
+
+  private attempt(target: Target, delivery: ClaimedDelivery): void {
+    this.inFlight.set(target.id, (this.inFlight.get(target.id) ?? 0) + 1);
+    const timestamp = Math.floor(Date.now() / 1000);
+    const headers = {
+      'webhook-id': delivery.id,
+      'webhook-timestamp': String(timestamp),
+      'webhook-signature': signatureHeader(target.keys, delivery.id, timestamp, delivery.body),
+    };
+    void this.o.sender.send(target.url, headers, delivery.body).then((result) => {
+      this.inFlight.set(target.id, (this.inFlight.get(target.id) ?? 1) - 1);
+      this.o.outcomes.add(delivery, result);
+      const current = this.targets.get(target.id);
+      if (current?.enabled) this.pump(current);
+    });
+  }
+}

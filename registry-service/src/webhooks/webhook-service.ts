@@ -1,0 +1,81 @@
+import type pg from 'pg';
+import type { Logger } from 'pino';
+import type { Registry } from 'prom-client';
+import { pendingBacklog } from '../db/queries/webhook-deliveries.js';
+import type { WebhookConfig } from '../config.js';
+import type { CommitHorizon } from '../watch/commit-horizon.js';
+import { createAddressGuard, type Resolver } from './address-guard.js';
+import { createDeliveryLog, type DeliveryLog } from './delivery-log.js';
+import { DeliveryRunner } from './delivery-runner.js';
+import { createFanOut } from './fan-out.js';
+import { createOutcomeWriter } from './outcome-writer.js';
+import { createSecretBox } from './secret-box.js';
+import { createSender } from './sender.js';
+import { createWebhookMetrics } from './webhook-metrics.js';
+import { createWebhooks, type Webhooks } from './webhooks.js';
+
+/** The user-agent receivers see. */
+export const WEBHOOK_USER_AGENT = 'dynamic-events-webhooks/1';
+
+interface WebhookServiceDeps {
+  pool: pg.Pool;
+  logger: Logger;
+  horizon: CommitHorizon;
+  /** Listens for other replicas' commits (the watch's LISTEN session). */
+  listen: () => void;
+  config: WebhookConfig;
+  /** Where the delivery metrics go; omitted: a registry of their own (not exposed). */
+  metricsRegistry: Registry;
+  /** Stands in for DNS (tests: names resolve to loopback receivers without leaving the machine). */
+  resolver?: Resolver;
+  /** How often the sender looks again without a wake-up (default 1 s; tests make it short). */
+  pollMs?: number;
+}
+
+export interface WebhookParts {
+  webhooks: Webhooks;
+  deliveries: DeliveryLog;
+  /** Delivery from this replica; start it once the server listens. Undefined without WEBHOOK_SECRET_KEY. */
+  runner: DeliveryRunner | undefined;
+  close(): Promise<void>;
+}
+
+/** Wires webhooks: management, the delivery log, and this replica's share of delivery. */
+export function createWebhookParts(deps: WebhookServiceDeps): WebhookParts {
+  const { pool, logger, config } = deps;
+  const guard = createAddressGuard({ allowedNetworks: config.allowedNetworks, resolver: deps.resolver });
+  const secrets = config.secretKey && createSecretBox(config.secretKey);
+  const metrics = createWebhookMetrics(deps.metricsRegistry, () => pendingBacklog(pool));
+  let runner: DeliveryRunner | undefined;
+  const changed = () => runner?.wake();
+  const webhooks = createWebhooks({ pool, guard, secrets, changed });
+  const deliveries = createDeliveryLog({ pool, changed });
+  if (!secrets) return { webhooks, deliveries, runner, close: async () => {} };
+  const sender = createSender({ guard, timeoutMs: config.timeoutMs, connectionsPerOrigin: config.maxInFlight, userAgent: WEBHOOK_USER_AGENT });
+  const outcomes = createOutcomeWriter({ pool, logger, metrics, scheduleSeconds: config.retryScheduleSeconds, disableAfterSeconds: config.disableAfterSeconds, onDisabled: changed });
+  runner = new DeliveryRunner({
+    pool,
+    logger,
+    horizon: deps.horizon,
+    listen: deps.listen,
+    fanOut: createFanOut(pool),
+    sender,
+    secrets,
+    outcomes,
+    metrics,
+    maxInFlight: config.maxInFlight,
+    // An attempt ends within its timeout; the margin covers recording its outcome.
+    leaseSeconds: Math.ceil(config.timeoutMs / 1000) + 30,
+    pollMs: deps.pollMs,
+  });
+  const started = runner;
+  return {
+    webhooks,
+    deliveries,
+    runner,
+    async close() {
+      await started.close();
+      await sender.close();
+    },
+  };
+}
