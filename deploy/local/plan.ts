@@ -38,7 +38,7 @@ export interface StackPlan {
  */
 const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
-export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string): Promise<StackPlan> {
+export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string, webhookKey?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
   const { ports, moved, problems } = await planPorts([
     { name: 'PORT', value: config.PORT, host: config.HOST },
@@ -67,10 +67,12 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
     METRICS_HOST: metricsHost,
   };
   const metricsPorts = { gateway: port('GATEWAY_METRICS_PORT'), registry: port('REGISTRY_METRICS_PORT'), media: port('MEDIA_METRICS_PORT') };
+  // The registry alone seals and opens webhook secrets: no other process is handed the key.
+  const sealing = env.WEBHOOK_SECRET_KEY ?? webhookKey;
   const envs = {
-    gateway: { ...shared, METRICS_PORT: String(metricsPorts.gateway) },
-    registry: { ...shared, METRICS_PORT: String(metricsPorts.registry) },
-    media: { ...shared, METRICS_PORT: String(metricsPorts.media) },
+    gateway: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.gateway) },
+    registry: { ...shared, ...(sealing === undefined ? {} : { WEBHOOK_SECRET_KEY: sealing }), METRICS_PORT: String(metricsPorts.registry) },
+    media: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.media) },
   };
   const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE } });
   const all = [...refused, ...problems];

@@ -25,15 +25,19 @@ import { LAUNCHER_ENV, type LauncherConfig } from './config.js';
 import { planStack, type StackPlan } from './plan.js';
 import type { ServiceName } from './service-configs.js';
 import { removeStackFile, writeStackFile } from './stack-file.js';
+import { stackWebhookKey } from './webhook-key.js';
 
 /** The repository root, from deploy/local/dist/. */
 const root = join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
 const env = process.env;
 let config: LauncherConfig;
 let plan: StackPlan;
+/** WEBHOOK_SECRET_KEY of this DATA_DIR when the variable is unset (webhook-key.ts). */
+let webhookKey: string | undefined;
 try {
   config = LAUNCHER_ENV.load(env);
-  plan = await planStack(config, env);
+  webhookKey = env.WEBHOOK_SECRET_KEY === undefined ? await stackWebhookKey(config.DATA_DIR) : undefined;
+  plan = await planStack(config, env, undefined, webhookKey);
 } catch (err) {
   createLogger('launcher').fatal({ err }, 'failed to start');
   process.exit(1);
@@ -112,7 +116,7 @@ async function startStack(): Promise<void> {
   if (config.DATABASE_URL === undefined) {
     const url = await startEmbeddedPostgres();
     // The ports again, right before the services bind them: another stack may have taken one while Postgres started.
-    plan = await planStack(config, env, plan.internalToken);
+    plan = await planStack(config, env, plan.internalToken, webhookKey);
     plan.envs.registry.DATABASE_URL = url;
   }
   if (stopping) return;

@@ -9,7 +9,7 @@ import { createServerRuns } from './db/server-runs.js';
 import { createMemoryLocker } from './locks/memory-locker.js';
 import { createRedisClient, createRedisLocker, waitForRedis } from './locks/redis-locker.js';
 import { createMetrics } from './metrics.js';
-import { createServer } from './server.js';
+import { createServer, type RegistryServer } from './server.js';
 
 // The level is applied once the configuration is validated (a bad LOG_LEVEL must not crash the logger).
 const logger = createLogger('registry-service');
@@ -51,7 +51,7 @@ runMain(logger, async () => {
     closers.push({ name: 'metrics server', close: () => metricsServer.close() });
     const metricsPort = await metricsServer.listen(config.metricsPort, config.metricsHost);
     const metrics = createMetrics(metricsServer.registry);
-    const { grpc, health, purger, watching, retention, webhooks } = createServer({
+    const server = createServer({
       logger,
       pool,
       healthPool,
@@ -68,6 +68,7 @@ runMain(logger, async () => {
       watchRetentionSeconds: config.watchRetentionSeconds,
       webhooks: config.webhooks,
     });
+    const { grpc, health, watching, webhooks } = server;
     // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.
     closers.push({
       name: 'gRPC server',
@@ -81,12 +82,7 @@ runMain(logger, async () => {
     const port = await grpc.listen(hostPort(config.grpcHost, config.grpcPort));
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
-    closers.push({ name: 'idempotency key purge', close: async () => purger.stop() });
-    purger.start();
-    closers.push({ name: 'retention', close: async () => retention.stop() });
-    retention.start();
-    webhooks.runner?.start();
-    if (!webhooks.runner) logger.info('WEBHOOK_SECRET_KEY is not set: webhooks cannot be created and none are delivered');
+    startBackground(server, closers, logger);
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
@@ -98,6 +94,16 @@ runMain(logger, async () => {
     throw err;
   }
 });
+
+/** What every replica runs in the background once it listens: the key purge, retention, webhook delivery. */
+function startBackground(server: RegistryServer, closers: Array<{ name: string; close: () => Promise<void> }>, logger: Logger): void {
+  closers.push({ name: 'idempotency key purge', close: async () => server.purger.stop() });
+  server.purger.start();
+  closers.push({ name: 'retention', close: async () => server.retention.stop() });
+  server.retention.start();
+  if (server.webhooks.runner) server.webhooks.runner.start();
+  else logger.info('WEBHOOK_SECRET_KEY is not set: webhooks cannot be created and none are delivered');
+}
 
 /**
  * The request pool, with its connections tagged by server run from the first one on (migrations'

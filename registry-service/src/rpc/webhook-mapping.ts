@@ -5,12 +5,12 @@ import type { ChangeKind, DeliveryRecord, DeliveryStatus, WebhookChange, Webhook
 
 const list = (values: string[] | undefined): registry.StringList | undefined => (values === undefined ? undefined : { values });
 
-export function toProtoFilter(filter: WebhookFilter): registry.WebhookFilter {
+function toProtoFilter(filter: WebhookFilter): registry.WebhookFilter {
   return { domains: list(filter.domains), eventTypes: list(filter.eventTypes), deviceNames: list(filter.deviceNames), kinds: list(filter.kinds) };
 }
 
 /** A filter as sent; its values are the domain's to check (webhook-rules.ts). */
-export function fromProtoFilter(filter: registry.WebhookFilter | undefined): Partial<WebhookFilter> | undefined {
+function fromProtoFilter(filter: registry.WebhookFilter | undefined): Partial<WebhookFilter> | undefined {
   if (!filter) return undefined;
   return {
     ...(filter.domains ? { domains: filter.domains.values } : {}),

@@ -16,7 +16,7 @@ export type Change =
   | { kind: 'event'; event: EventRecord };
 
 /** A commit with its changes at their positions (devices, objects, event types, events); a hole is a row retention removed. */
-export interface FeedCommit {
+interface FeedCommit {
   seq: bigint;
   changes: Array<Change | undefined>;
 }

@@ -3,7 +3,7 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /** One address a host name resolved to. */
-export interface ResolvedAddress {
+interface ResolvedAddress {
   address: string;
   family: number;
 }

@@ -12,7 +12,7 @@ export interface AttemptResult {
 }
 
 /** Where a delivery goes after an attempt. */
-export type Next =
+type Next =
   | { status: 'succeeded' }
   | { status: 'failed' }
   /** `disables`: the reason the answer disables its webhook with (410 Gone); the delivery waits for it. */

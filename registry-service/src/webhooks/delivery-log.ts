@@ -7,7 +7,7 @@ import { isUuid } from '../uuid-v7.js';
 import type { DeliveryRecord, DeliveryStatus } from './webhook-model.js';
 import { pageSizeOf, webhookNotFound } from './webhooks.js';
 
-export interface DeliveryListQuery {
+interface DeliveryListQuery {
   webhookId: string;
   status: DeliveryStatus | undefined;
   eventId: string;

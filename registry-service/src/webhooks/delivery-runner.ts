@@ -16,7 +16,7 @@ interface Target {
   keys: Buffer[];
 }
 
-export interface RunnerOptions {
+interface RunnerOptions {
   pool: pg.Pool;
   logger: Logger;
   horizon: CommitHorizon;
@@ -91,6 +91,7 @@ export class DeliveryRunner {
     let fanned = 0n;
     let lastRead = 0;
     while (!this.abort.signal.aborted) {
+      let failed = false;
       try {
         if (Date.now() - lastRead >= this.pollMs || this.reread) {
           this.reread = false;
@@ -101,17 +102,21 @@ export class DeliveryRunner {
         if (this.targets.size > 0) fanned = await this.fanOutTo(this.o.horizon.bound, fanned);
         for (const target of this.targets.values()) if (target.enabled) this.pump(target);
       } catch (err) {
+        failed = true;
         this.o.logger.warn({ err: { message: (err as Error).message, code: (err as { code?: string }).code } }, 'webhook delivery pass failed; retrying');
       }
-      await this.sleep(fanned);
+      // Without webhooks (or after a failure) nothing moves the horizon for us: wait out the poll.
+      await this.sleep(this.targets.size > 0 && !failed ? fanned : undefined);
     }
   }
 
-  /** Waits for the horizon to pass what was fanned out, a wake-up, or the poll interval. */
-  private async sleep(fanned: bigint): Promise<void> {
+  /** Waits for the horizon to pass what was fanned out (when given), a wake-up, or the poll interval. */
+  private async sleep(fanned: bigint | undefined): Promise<void> {
     const woken = new Promise<void>((resolve) => (this.wakeLoop = resolve));
-    const limit = AbortSignal.any([this.abort.signal, AbortSignal.timeout(this.pollMs)]);
-    await Promise.race([woken, this.o.horizon.waitPast(fanned, this.pollMs, limit)]);
+    const timeout = AbortSignal.timeout(this.pollMs);
+    const limit = AbortSignal.any([this.abort.signal, timeout]);
+    const passed = fanned === undefined ? new Promise<void>((resolve) => limit.addEventListener('abort', () => resolve(), { once: true })) : this.o.horizon.waitPast(fanned, this.pollMs, limit);
+    await Promise.race([woken, passed]);
     this.wakeLoop = undefined;
   }
 

@@ -12,7 +12,7 @@ const PAGE_COMMITS = 200;
 const PAGE_BYTES = 1024 * 1024;
 
 /** One pass of fan-out: how many deliveries it created and whether commits up to the bound remain. */
-export interface FanOutPass {
+interface FanOutPass {
   created: number;
   more: boolean;
   /** Commits the pass found purged before any webhook had them (WATCH_RETENTION passed while no registry ran). */

@@ -11,7 +11,7 @@ export function secretKeyBytes(secret: string): Buffer {
 }
 
 /** Bytes of WEBHOOK_SECRET_KEY: AES-256. */
-export const SECRET_KEY_BYTES = 32;
+const SECRET_KEY_BYTES = 32;
 const IV_BYTES = 12;
 const TAG_BYTES = 16;
 /** First byte of a sealed secret: the format, so a later one can be told apart. */

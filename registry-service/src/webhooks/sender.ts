@@ -4,9 +4,9 @@ import { retryAfterSeconds, type AttemptResult } from './attempt-outcome.js';
 import { createGuardedConnector } from './guarded-connector.js';
 
 /** Of a receiver's answer, at most this much is read and kept. */
-export const RESPONSE_BODY_MAX_BYTES = 1024;
+const RESPONSE_BODY_MAX_BYTES = 1024;
 
-export interface SenderOptions {
+interface SenderOptions {
   guard: AddressGuard;
   /** WEBHOOK_TIMEOUT_MS: the whole attempt, connection to the last byte read. */
   timeoutMs: number;

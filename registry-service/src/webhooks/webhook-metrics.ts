@@ -12,7 +12,7 @@ export interface WebhookMetrics {
 }
 
 /** Pending deliveries per webhook, read when Prometheus scrapes. */
-export type BacklogReader = () => Promise<Array<{ webhookId: string; pending: number; oldestSeconds: number }>>;
+type BacklogReader = () => Promise<Array<{ webhookId: string; pending: number; oldestSeconds: number }>>;
 
 export function createWebhookMetrics(registry: Registry, backlog: BacklogReader): WebhookMetrics {
   // One query answers both gauges at a scrape; the second collect reuses the first's answer.

@@ -3,9 +3,9 @@ import type { AddressGuard } from './address-guard.js';
 import { CHANGE_KINDS, type ChangeKind, type WebhookFilter } from './webhook-model.js';
 
 /** Longest description of a webhook. */
-export const WEBHOOK_DESCRIPTION_MAX_LENGTH = 1024;
+const WEBHOOK_DESCRIPTION_MAX_LENGTH = 1024;
 /** Most names in a filter's event_types or device_names. */
-export const FILTER_NAMES_MAX_COUNT = 1000;
+const FILTER_NAMES_MAX_COUNT = 1000;
 
 /**
  * A webhook URL: http or https, no user info, and, when its host is a literal address, one the guard

@@ -15,7 +15,7 @@ import { createWebhookMetrics } from './webhook-metrics.js';
 import { createWebhooks, type Webhooks } from './webhooks.js';
 
 /** The user-agent receivers see. */
-export const WEBHOOK_USER_AGENT = 'dynamic-events-webhooks/1';
+const WEBHOOK_USER_AGENT = 'dynamic-events-webhooks/1';
 
 interface WebhookServiceDeps {
   pool: pg.Pool;
@@ -46,14 +46,15 @@ export function createWebhookParts(deps: WebhookServiceDeps): WebhookParts {
   const guard = createAddressGuard({ allowedNetworks: config.allowedNetworks, resolver: deps.resolver });
   const secrets = config.secretKey && createSecretBox(config.secretKey);
   const metrics = createWebhookMetrics(deps.metricsRegistry, () => pendingBacklog(pool));
-  let runner: DeliveryRunner | undefined;
-  const changed = () => runner?.wake();
+  // Management wakes this replica's sender (made below, when there is a key) after each change.
+  const wake = { runner: undefined as DeliveryRunner | undefined };
+  const changed = () => wake.runner?.wake();
   const webhooks = createWebhooks({ pool, guard, secrets, changed });
   const deliveries = createDeliveryLog({ pool, changed });
-  if (!secrets) return { webhooks, deliveries, runner, close: async () => {} };
+  if (!secrets) return { webhooks, deliveries, runner: undefined, close: async () => {} };
   const sender = createSender({ guard, timeoutMs: config.timeoutMs, connectionsPerOrigin: config.maxInFlight, userAgent: WEBHOOK_USER_AGENT });
   const outcomes = createOutcomeWriter({ pool, logger, metrics, scheduleSeconds: config.retryScheduleSeconds, disableAfterSeconds: config.disableAfterSeconds, onDisabled: changed });
-  runner = new DeliveryRunner({
+  const runner = new DeliveryRunner({
     pool,
     logger,
     horizon: deps.horizon,
@@ -68,13 +69,13 @@ export function createWebhookParts(deps: WebhookServiceDeps): WebhookParts {
     leaseSeconds: Math.ceil(config.timeoutMs / 1000) + 30,
     pollMs: deps.pollMs,
   });
-  const started = runner;
+  wake.runner = runner;
   return {
     webhooks,
     deliveries,
     runner,
     async close() {
-      await started.close();
+      await runner.close();
       await sender.close();
     },
   };

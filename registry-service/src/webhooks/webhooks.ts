@@ -9,7 +9,7 @@ import { checkDescription, checkFilter, checkWebhookUrl } from './webhook-rules.
 import type { WebhookChange, WebhookDraft, WebhookRecord } from './webhook-model.js';
 
 /** How long a rotated-out secret keeps signing beside the new one. */
-export const SECRET_OVERLAP_SECONDS = 86_400;
+const SECRET_OVERLAP_SECONDS = 86_400;
 
 /** Webhook management (WebhookService's Create/List/Get/Update/Delete/RotateSecret). */
 export interface Webhooks {

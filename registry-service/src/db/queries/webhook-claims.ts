@@ -38,13 +38,3 @@ export async function claimDue(db: Queryable, webhookId: string, limit: number, 
   );
   return rows.map((r) => ({ id: r.id, webhookId, type: r.type, body: r.body, attemptCount: r.attempt_count }));
 }
-
-/** When the next delivery of a webhook falls due (undefined: none pending). */
-export async function nextDueAt(db: Queryable, webhookId: string): Promise<number | undefined> {
-  const [row] = await query<{ due_ms: string | null }>(
-    db,
-    `SELECT floor(extract(epoch FROM min(next_attempt_at)) * 1000)::int8 AS due_ms FROM webhook_deliveries WHERE webhook_id = $1 AND status = 'pending'`,
-    [webhookId],
-  );
-  return row?.due_ms == null ? undefined : Number(row.due_ms);
-}

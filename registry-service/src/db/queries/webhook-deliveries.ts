@@ -37,7 +37,7 @@ function toDeliveryRecord(row: DeliveryRow): DeliveryRecord {
   };
 }
 
-export interface DeliveryQuery {
+interface DeliveryQuery {
   webhookId: string;
   status: DeliveryStatus | undefined;
   eventId: string | undefined;

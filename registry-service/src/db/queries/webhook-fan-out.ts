@@ -4,7 +4,7 @@ import { query } from './query.js';
 import type { FilterJson } from './webhooks.js';
 
 /** A webhook whose cursor is behind the horizon, locked by this fan-out. */
-export interface FanOutCursor {
+interface FanOutCursor {
   id: string;
   filter: FilterJson;
   fannedThrough: bigint;

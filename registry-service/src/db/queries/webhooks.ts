@@ -27,7 +27,7 @@ interface WebhookRow {
 const WEBHOOK_COLUMNS = `id, url, description, filter, enabled, disabled_reason, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
 
 /** The filter in the HTTP API's JSON shape, as the filter column stores it. */
-export function filterToJson(filter: WebhookFilter): FilterJson {
+function filterToJson(filter: WebhookFilter): FilterJson {
   return {
     ...(filter.domains !== undefined ? { domains: filter.domains } : {}),
     ...(filter.eventTypes !== undefined ? { event_types: filter.eventTypes } : {}),
@@ -60,7 +60,7 @@ function webhookQuery<R extends pg.QueryResultRow>(db: Queryable, text: string, 
   });
 }
 
-export interface NewWebhookRow {
+interface NewWebhookRow {
   id: string;
   url: string;
   description: string;
@@ -136,7 +136,7 @@ export async function rotateWebhookSecret(db: Queryable, id: string, sealed: Buf
 }
 
 /** What the sender needs of every webhook: where to send, with which secrets, whether it may. */
-export interface SendingRow {
+interface SendingRow {
   id: string;
   url: string;
   enabled: boolean;
