@@ -35,7 +35,7 @@ describe('webhook admin API: access', () => {
   });
 });
 
-describe('webhook admin API: webhooks', () => {
+describe('webhook admin API: create', () => {
   it('creates a webhook: 201, Location, the secret once and no-store; the filter sends only the fields given', async () => {
     const { json, gw, service } = await start();
     const created = await json('POST', WEBHOOKS, { url: 'https://example.com/hook', description: 'tickets', filter: { domains: ['acme.camera.*'], kinds: [] } });
@@ -99,6 +99,9 @@ describe('webhook admin API: webhooks', () => {
     expect(await json('POST', WEBHOOKS, { url: 'ftp://example.com/' })).toMatchObject({ status: 400, body: { error: 'url must be an http or https URL' } });
   });
 
+});
+
+describe('webhook admin API: list', () => {
   it('lists a page at a time: limit and page_token reach the registry, next_page_token is null on the last page', async () => {
     const { json, service } = await start();
     for (const n of [1, 2, 3]) service.add(`https://example.com/${n}`);
@@ -122,6 +125,9 @@ describe('webhook admin API: webhooks', () => {
     expect(await json('GET', `${WEBHOOKS}?${query}`)).toMatchObject({ status: 400, body: { error } });
   });
 
+});
+
+describe('webhook admin API: update, delete, rotate', () => {
   it('updates only the fields given (a filter replaces the whole filter), shows why it is disabled, deletes; unknown ids are 404', async () => {
     const { json, service } = await start();
     const { id } = service.add('https://example.com/a', { filter: { domains: { values: ['a'] }, eventTypes: undefined, deviceNames: undefined, kinds: undefined } });

@@ -30,7 +30,7 @@ const PENDING = {
   succeeded_at: null,
 };
 
-describe('webhook admin API: deliveries', () => {
+describe('webhook admin API: the delivery log', () => {
   it('lists deliveries with nulls where unset; status, event_id, limit and page_token reach the registry', async () => {
     const { json, service } = await start();
     const { id } = service.add('https://example.com/a');
@@ -64,6 +64,9 @@ describe('webhook admin API: deliveries', () => {
     expect(service.requests).toEqual([]);
   });
 
+});
+
+describe('webhook admin API: one delivery, retry, recover', () => {
   it("reads one delivery with its attempts (status_code and error null when there was none); unknown ones are 404", async () => {
     const { json, service } = await start();
     const { id } = service.add('https://example.com/a');

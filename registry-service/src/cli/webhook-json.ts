@@ -2,7 +2,7 @@ import { formatTimestamp, registry, type Timestamp } from '@dynamic-events/proto
 import type { FilterFlag } from './webhook-args.js';
 
 /** A webhook in the HTTP API's snake_case shape: RFC 3339 times, null when unset; never its secret. */
-export interface WebhookJson {
+interface WebhookJson {
   id: string;
   url: string;
   description: string;
@@ -14,7 +14,7 @@ export interface WebhookJson {
 }
 
 /** A delivery in the HTTP API's shape, as its delivery log lists it. */
-export interface DeliveryJson {
+interface DeliveryJson {
   id: string;
   event_id: string | null;
   type: string;
