@@ -99,6 +99,7 @@ function fakeService(
   return {
     async createWebhook(request, ctx) {
       seen('createWebhook', request, ctx);
+      if (request.url.includes('boom')) throw new Error('pg: password authentication failed for user "registry"');
       if (!/^https?:\/\//.test(request.url)) throw invalidArgument('url', 'scheme', 'url must be an http or https URL');
       const webhook = add(request.url, { description: request.description, filter: request.filter, enabled: request.enabled ?? true });
       return { webhook, secret: `whsec_${randomBytes(32).toString('base64')}` };
@@ -130,10 +131,7 @@ function fakeService(
       webhooks.delete(webhook.id);
       return { webhook };
     },
-    async rotateWebhookSecret(request, ctx) {
-      find(seen('rotateWebhookSecret', request, ctx).id);
-      return { secret: `whsec_${randomBytes(32).toString('base64')}` };
-    },
+    rotateWebhookSecret: async (request, ctx) => (find(seen('rotateWebhookSecret', request, ctx).id), { secret: `whsec_${randomBytes(32).toString('base64')}` }),
     async listDeliveries(request, ctx) {
       find(seen('listDeliveries', request, ctx).webhookId);
       const all = [PENDING, DELIVERY].filter((d) => (request.status === 0 || d.status === request.status) && (request.eventId === '' || d.eventId === request.eventId));
@@ -148,9 +146,6 @@ function fakeService(
       const found = delivery(request.webhookId, request.deliveryId);
       return { delivery: { ...found, status: registry.DeliveryStatus.DELIVERY_STATUS_PENDING, nextAttemptAt: LATER, succeededAt: undefined } };
     },
-    async recoverDeliveries(request, ctx) {
-      find(seen('recoverDeliveries', request, ctx).webhookId);
-      return { recovered: '3' };
-    },
+    recoverDeliveries: async (request, ctx) => (find(seen('recoverDeliveries', request, ctx).webhookId), { recovered: '3' }),
   };
 }

@@ -1,7 +1,7 @@
 /** The webhook admin API (…/settings/dynamic-events/webhooks) over the WebhookService client. */
 import { describe, expect, it } from 'vitest';
 import { CREATED_TEXT, LATER_TEXT } from './fake-webhook-service.js';
-import { useWebhookAdmin, WEBHOOKS } from './webhook-admin-setup.js';
+import { ADMIN, useWebhookAdmin, WEBHOOKS } from './webhook-admin-setup.js';
 
 const start = useWebhookAdmin();
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -174,5 +174,25 @@ describe('webhook admin API: update, delete, rotate', () => {
     expect(rotated.body.secret).toMatch(SECRET);
     expect(rotated.headers.get('cache-control')).toBe('no-store');
     expect(gw.rawLogs.join('\n')).not.toContain(String(rotated.body.secret));
+  });
+});
+
+describe('webhook admin API: bodies and failures', () => {
+  it('reads bodies as the token admin API does: 64 KiB at most, JSON only', async () => {
+    const { json, gw, service } = await start();
+    const large = await json('POST', WEBHOOKS, { url: 'https://example.com/', description: 'x'.repeat(70 * 1024) });
+    expect(large.status).toBe(413);
+    expect(large.body.error).toEqual(expect.any(String));
+    const text = await fetch(`${gw.url}${WEBHOOKS}`, { method: 'POST', headers: { Authorization: `Bearer ${ADMIN}`, 'Content-Type': 'text/plain' }, body: '{"url": "https://example.com/"}' });
+    expect(text.status).toBe(415);
+    expect(service.requests).toEqual([]);
+  });
+
+  it('answers a registry failure as 500 "internal error", never its text', async () => {
+    const { json, gw } = await start();
+    const failed = await json('POST', WEBHOOKS, { url: 'https://boom.example.com/' });
+    expect(failed).toMatchObject({ status: 500, body: { error: 'internal error' } });
+    expect(JSON.stringify(failed.body)).not.toContain('password');
+    expect(gw.rawLogs.join('\n')).not.toContain('whsec_');
   });
 });
