@@ -26,14 +26,15 @@ export function isWebhookCommand<C extends { kind: string }>(command: C): comman
   return command.kind.startsWith('webhooks ');
 }
 
-export const WEBHOOK_USAGE = `  webhooks create --url URL [--description TEXT] [--filter JSON] [--enabled true|false]   the secret, this once
+export const WEBHOOK_USAGE = `  webhooks create --url URL [--description TEXT] [--filter JSON] [--enabled true|false]
+                                                  the secret is under "secret", this once
   webhooks list [--limit N] [--page-token TOKEN]
   webhooks get ID
   webhooks update ID [--url URL] [--description TEXT] [--filter JSON] [--enabled true|false]
   webhooks delete ID
   webhooks deliveries ID [--status pending|succeeded|failed] [--event-id ID] [--limit N] [--page-token TOKEN]
   webhooks retry ID DELIVERY_ID
-  webhooks recover ID --since RFC3339                 sends again every failed delivery since then`;
+  webhooks recover ID --since RFC3339             sends again every failed delivery since then`;
 
 export const WEBHOOK_FILTER_USAGE = `--filter: {"domains": ["acme.camera.*"], "event_types": [...], "device_names": [...],
            "kinds": ["event.created","device.created","object.created","event_type.created"]}`;
