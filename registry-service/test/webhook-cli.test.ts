@@ -157,6 +157,18 @@ describe('registry CLI: webhooks commands', () => {
     expect(refused.stderr).toContain("set REGISTRY_INTERNAL_TOKEN to the registry's value");
   });
 
+  it('says which webhook to delete when stdout closed before its secret was written, and never prints the secret', async () => {
+    let stderr = '';
+    const out = { stdout: () => Promise.reject(Object.assign(new Error('write EPIPE'), { code: 'EPIPE' })), stderr: (s: string) => void (stderr += s) };
+    const code = await runCli(['--address', address, 'webhooks', 'create', '--url', 'https://example.com/hook'], { REGISTRY_INTERNAL_TOKEN: CREDENTIAL }, out);
+    expect(code).toBe(1);
+    expect(stderr).toContain("stdout closed before the webhook's secret was written: webhook w-1 was created; delete it (webhooks delete w-1) and create another");
+    expect(stderr).not.toContain(SECRET);
+  });
+
+});
+
+describe('registry CLI: webhooks command lines', () => {
   it.each([
     [['webhooks', 'frob'], 'unknown command: webhooks frob'],
     [['webhooks', 'create'], 'webhooks create needs --url'],
