@@ -18,6 +18,7 @@ import { createMediaClient } from './clients/media.js';
 import { RECORD_BATCH_MAX_BYTES } from './clients/record-batcher.js';
 import { createRegistryClient } from './clients/registry.js';
 import { createTokenClient } from './clients/tokens.js';
+import { createWebhookClient } from './clients/webhooks.js';
 import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http/http-server.js';
 import { createMetrics } from './metrics.js';
@@ -60,6 +61,7 @@ runMain(bootLogger, async () => {
     interceptors,
   });
   const tokenClient = createTokenClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, credential: config.registryInternalToken, interceptors });
+  const webhooks = createWebhookClient(config.registryAddr, { deadlineMs: config.grpcDeadlineMs, credential: config.registryInternalToken, interceptors });
   const tokenSync = createTokenSync({ client: tokenClient, intervalMs: config.tokenSyncIntervalMs, logger, metrics });
   // Not awaited: the gateway listens at once and /readyz waits for the first answer.
   void tokenSync.start();
@@ -69,7 +71,7 @@ runMain(bootLogger, async () => {
   const limitRate = createRateLimiter({ redis, logger, metrics });
   // Read once, here, only when it is served (see console-bundle.ts); a missing build is logged there.
   const consoleBundle = config.adminToken === undefined ? undefined : loadConsoleBundle(config.consoleDir, logger);
-  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, limitRate, draining: draining.signal, console: consoleBundle });
+  const handler = createRequestHandler({ config, logger, registry, media, metrics, tokens, webhooks, limitRate, draining: draining.signal, console: consoleBundle });
 
   const server = createHttpServer(handler, config);
   configureKeepAlive(server, config.keepAliveTimeoutMs);
@@ -104,6 +106,7 @@ runMain(bootLogger, async () => {
     await closeGracefully(server, config.shutdownTimeoutMs, logger);
     tokenSync.stop();
     tokenClient.close();
+    webhooks.close();
     redis?.disconnect();
     registry.close();
     media.close();

@@ -42,6 +42,8 @@ export interface GatewayOptions {
   adminToken?: string;
   /** The TokenService client and the token copy (fakes in unit tests). */
   tokens?: AppDeps['tokens'];
+  /** The registry's WebhookService (the webhook admin API is served only with it and ADMIN_TOKEN). */
+  webhooks?: AppDeps['webhooks'];
   /** Tokens' rate limits (none by default). */
   limitRate?: AppDeps['limitRate'];
   maxBodyBytes?: number;
@@ -86,6 +88,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
     media,
     metrics,
     tokens: options.tokens,
+    webhooks: options.webhooks,
     limitRate: options.limitRate,
     console: options.console,
     draining: draining.signal,

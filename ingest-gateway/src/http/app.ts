@@ -6,6 +6,7 @@ import type { Logger, StreamBudget } from '@dynamic-events/proto/runtime';
 import { isClientFault } from './client-faults.js';
 import type { MediaClient } from '../clients/media.js';
 import type { TokenClient } from '../clients/tokens.js';
+import type { WebhookClient } from '../clients/webhooks.js';
 import type { RegistryClient } from '../clients/registry.js';
 import type { GatewayConfig } from '../config.js';
 import type { GatewayContext, GatewayMiddleware, GatewayState } from './context.js';
@@ -31,6 +32,7 @@ import { listRoutes } from './routes/lists.js';
 import { readRoutes } from './routes/reads.js';
 import { streamRoutes } from './routes/stream.js';
 import { tokenAdminRoutes } from './routes/token-admin.js';
+import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import type { TokenSource } from '../tokens/token-sync.js';
 import type { RateLimiter } from '../tokens/rate-limit.js';
 
@@ -43,6 +45,8 @@ export interface AppDeps {
   media: MediaClient;
   /** The registry's TokenService (admin API) and the gateway's copy of the tokens (auth); omitted: bootstrap token only. */
   tokens?: { client: TokenClient; source: TokenSource };
+  /** The registry's WebhookService (the webhook admin API, served with ADMIN_TOKEN); omitted: not served. */
+  webhooks?: WebhookClient;
   /** Tokens' rate limits (rate-limit.ts); omitted: none applied. */
   limitRate?: RateLimiter;
   metrics: Metrics;
@@ -144,6 +148,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   // Before the admin routes: a browser's GET of the admin API's settings path is sent to the console.
   if (consoleServed(deps)) consoleRoutes(router, base, { bundle: deps.console });
   if (deps.tokens) tokenAdminRoutes(router, base, { adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
+  if (deps.webhooks) webhookAdminRoutes(router, base, { adminToken, webhooks: deps.webhooks, metrics: deps.metrics });
   healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
   return router;
 }

@@ -68,7 +68,7 @@ const TYPE_PHRASE: Record<string, string> = {
 };
 
 /** ajv's first error as one message naming the field ("policy.rate.burst") and the rule. */
-function toInputError(error: ErrorObject | undefined): AppError {
+export function toInputError(error: ErrorObject | undefined): AppError {
   if (!error) return invalidArgument('body', 'schema', 'body is invalid');
   const segments = error.instancePath.split('/').slice(1);
   const path = (parts: string[]) => parts.reduce((at, s) => (/^\d+$/.test(s) ? `${at}[${s}]` : at === '' ? s : `${at}.${s}`), '') || 'body';

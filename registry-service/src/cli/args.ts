@@ -1,6 +1,8 @@
 import { parseArgs } from 'node:util';
 import { checkPolicyNumbers, parseRfc3339, policyFromJson, TIMESTAMP_RANGE_TEXT, type Timestamp } from '@dynamic-events/proto';
 import type { TokenPolicy } from '../tokens/token-policy.js';
+import { booleanFlag, UsageError } from './usage-error.js';
+import { toWebhookCommand, WEBHOOK_FILTER_USAGE, WEBHOOK_OPTIONS, WEBHOOK_SHAPES, WEBHOOK_USAGE, type WebhookCommand } from './webhook-args.js';
 
 /** What the operator asked for, with its flags parsed (their rules are the registry's to check). */
 export type Command =
@@ -11,17 +13,13 @@ export type Command =
   | { kind: 'tokens revoke'; id: string }
   | { kind: 'auth show' }
   | { kind: 'auth set'; requireToken: boolean }
+  | WebhookCommand
   | { kind: 'help' };
 
 interface Invocation {
   /** --address; undefined: found from the environment (target.ts). */
   address: string | undefined;
   command: Command;
-}
-
-/** A command line that cannot be run: printed with the usage, exit code 2. */
-export class UsageError extends Error {
-  override readonly name = 'UsageError';
 }
 
 export const USAGE = `Usage: node registry-service/dist/cli/main.js [--address HOST:PORT] COMMAND
@@ -34,13 +32,15 @@ Commands (output is JSON, in the HTTP API's shapes):
   tokens revoke ID
   auth show
   auth set --require-token true|false
+${WEBHOOK_USAGE}
 
 Without --address: $REGISTRY_ADDR, else 127.0.0.1:$REGISTRY_GRPC_PORT when it is set, else the
 registry of the stack npm start runs from $DATA_DIR (./.data; it writes DATA_DIR/stack.json),
 else 127.0.0.1:50051. The address used is printed on stderr.
-TokenService needs the registry's credential: $REGISTRY_INTERNAL_TOKEN, else the stack file's.
+TokenService and WebhookService need the registry's credential: $REGISTRY_INTERNAL_TOKEN, else the stack file's.
 --policy: {"may_create": ["devices","objects","event_types"], "domains": ["acme.camera.*"],
-           "max_devices": n, "max_objects": n, "rate": {"per_second": n, "burst": n}}`;
+           "max_devices": n, "max_objects": n, "rate": {"per_second": n, "burst": n}}
+${WEBHOOK_FILTER_USAGE}`;
 
 const OPTIONS = {
   address: { type: 'string' },
@@ -50,12 +50,13 @@ const OPTIONS = {
   'no-expiry': { type: 'boolean' },
   'require-token': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
+  ...WEBHOOK_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
 
-/** Flags each command takes besides --address and --help, and how many positionals (the id). */
-const SHAPES: Record<string, { flags: string[]; ids: number }> = {
+/** Flags each command takes besides --address and --help, and how many positionals (the ids). */
+const SHAPES: Record<string, { flags: string[]; ids: number; idWords?: string }> = {
   'tokens create': { flags: ['name', 'policy', 'expires-at'], ids: 0 },
   'tokens list': { flags: [], ids: 0 },
   'tokens get': { flags: [], ids: 1 },
@@ -63,6 +64,7 @@ const SHAPES: Record<string, { flags: string[]; ids: number }> = {
   'tokens revoke': { flags: [], ids: 1 },
   'auth show': { flags: [], ids: 0 },
   'auth set': { flags: ['require-token'], ids: 0 },
+  ...WEBHOOK_SHAPES,
 };
 
 /** Parses argv (without node and the script); throws UsageError naming what is wrong. */
@@ -86,11 +88,12 @@ export function parseCommandLine(argv: string[]): Invocation {
   const shape = SHAPES[kind];
   if (!shape) throw new UsageError(`unknown command: ${kind}`);
   const ids = positionals.slice(2);
-  if (ids.length !== shape.ids) throw new UsageError(`${kind} takes ${shape.ids === 1 ? 'one token id' : 'no argument'}`);
+  if (ids.length !== shape.ids) throw new UsageError(`${kind} takes ${shape.idWords ?? (shape.ids === 1 ? 'one token id' : 'no argument')}`);
   for (const flag of Object.keys(values)) {
     if (flag !== 'address' && !shape.flags.includes(flag)) throw new UsageError(`${kind} does not take --${flag}`);
   }
-  return { address: values.address, command: toCommand(kind, ids[0] ?? '', values) };
+  const command = kind.startsWith('webhooks ') ? toWebhookCommand(kind, ids, values) : toCommand(kind, ids[0] ?? '', values);
+  return { address: values.address, command };
 }
 
 function toCommand(kind: string, id: string, values: Values): Command {
@@ -138,10 +141,4 @@ function parsePolicy(text: string): TokenPolicy {
   } catch (err) {
     throw new UsageError(`--policy: ${(err as Error).message}`);
   }
-}
-
-function booleanFlag(flag: string, value: string | undefined): boolean {
-  if (value === 'true') return true;
-  if (value === 'false') return false;
-  throw new UsageError(`--${flag} must be true or false`);
 }

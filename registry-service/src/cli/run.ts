@@ -9,9 +9,12 @@ import {
   REGISTRY_INTERNAL_TOKEN,
   type Environment,
 } from '@dynamic-events/proto/runtime';
-import { parseCommandLine, USAGE, UsageError } from './args.js';
+import { parseCommandLine, USAGE } from './args.js';
+import { isWebhookCommand } from './webhook-args.js';
+import { UsageError } from './usage-error.js';
 import { resolveTarget } from './target.js';
 import { runCommand } from './token-client.js';
+import { runWebhookCommand } from './webhook-client.js';
 
 /** Where the CLI writes: the process' streams in main.ts, buffers in tests. */
 interface CliOutput {
@@ -33,9 +36,12 @@ async function printResult(out: CliOutput, result: unknown): Promise<void> {
   try {
     await out.stdout(`${JSON.stringify(result, null, 2)}\n`);
   } catch {
-    const { id, token } = (result ?? {}) as { id?: unknown; token?: unknown };
+    const { id, token, secret } = (result ?? {}) as { id?: unknown; token?: unknown; secret?: unknown };
     if (typeof token === 'string' && typeof id === 'string') {
       throw new OutputLost(`stdout closed before the token's secret was written: token ${id} was created; revoke it (tokens revoke ${id}) and create another`);
+    }
+    if (typeof secret === 'string' && typeof id === 'string') {
+      throw new OutputLost(`stdout closed before the webhook's secret was written: webhook ${id} was created; delete it (webhooks delete ${id}) and create another`);
     }
     throw new OutputLost('stdout closed before the result was written');
   }
@@ -73,7 +79,9 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
     const settings = CLI_ENV.load(env);
     const { address: target, source, credential } = await resolveTarget({ flag: address, ...settings });
     out.stderr(`using the registry at ${target} (${source})\n`);
-    const result = await runCommand(target, command, settings.REGISTRY_INTERNAL_TOKEN ?? credential).catch((err: unknown) => {
+    const presented = settings.REGISTRY_INTERNAL_TOKEN ?? credential;
+    const run = isWebhookCommand(command) ? runWebhookCommand(target, command, presented) : runCommand(target, command, presented);
+    const result = await run.catch((err: unknown) => {
       // "a backend service is unavailable" alone would not tell the operator which address failed.
       if (err instanceof AppError && (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED')) {
         throw new AppError(err.code, `${err.message} (registry at ${target})`, err.details, err);

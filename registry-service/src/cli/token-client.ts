@@ -1,12 +1,14 @@
 import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
 import { registry, toProtoPolicy } from '@dynamic-events/proto';
 import type { Command } from './args.js';
+import type { WebhookCommand } from './webhook-args.js';
 import { settingsJson, tokenJson } from './token-json.js';
 
 /** An operator waits this long at most; the registry answers these calls in milliseconds. */
 const DEADLINE_MS = 10_000;
 
-type RunnableCommand = Exclude<Command, { kind: 'help' }>;
+/** The tokens and auth commands (webhook-client.ts runs the webhooks ones). */
+type RunnableCommand = Exclude<Command, WebhookCommand | { kind: 'help' }>;
 
 /**
  * Runs one command against TokenService at `address`, presenting `credential` (REGISTRY_INTERNAL_TOKEN;
