@@ -5,6 +5,7 @@ import { SignIn } from './screens/sign-in.js';
 import { EventsScreen } from './screens/events-screen.js';
 import { DevicesScreen, EventTypesScreen, ObjectsScreen } from './screens/entity-screens.js';
 import { TokensScreen } from './screens/tokens-screen.js';
+import { WebhooksScreen } from './screens/webhooks-screen.js';
 import { useTokenNames } from './token-names.js';
 
 /** The screen a hash names, followed as the hash changes (links, back and forward). */
@@ -73,6 +74,7 @@ function SignedIn({ api, screen, onSignOut }: { api: Api; screen: ScreenId; onSi
         {screen === 'objects' && <ObjectsScreen api={api} names={names.names} />}
         {screen === 'event-types' && <EventTypesScreen api={api} names={names.names} />}
         {screen === 'tokens' && <TokensScreen api={api} onTokensChanged={names.reload} />}
+        {screen === 'webhooks' && <WebhooksScreen api={api} />}
       </main>
     </>
   );

@@ -44,3 +44,47 @@ export interface EventTypeJson {
   created_at: string;
   created_by_token_id: string | null;
 }
+
+/** Which changes a webhook receives; an absent list restricts nothing, an empty one matches nothing. */
+export interface WebhookFilterJson {
+  domains?: string[];
+  event_types?: string[];
+  device_names?: string[];
+  kinds?: string[];
+}
+
+export interface WebhookJson {
+  id: string;
+  url: string;
+  description: string;
+  filter: WebhookFilterJson;
+  enabled: boolean;
+  disabled_reason: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+type DeliveryStatus = 'pending' | 'succeeded' | 'failed';
+
+/** A delivery as the log lists it; its id is the webhook-id header of its attempts. */
+export interface DeliveryJson {
+  id: string;
+  event_id: string | null;
+  type: string;
+  status: DeliveryStatus;
+  attempt_count: number;
+  last_status_code: number | null;
+  last_error: string | null;
+  next_attempt_at: string | null;
+  created_at: string;
+  succeeded_at: string | null;
+}
+
+/** One request to the receiver; `response_body` is the receiver's text (untrusted, at most 1 KiB). */
+export interface AttemptJson {
+  at: string;
+  status_code: number | null;
+  duration_ms: number;
+  error: string | null;
+  response_body: string;
+}

@@ -5,6 +5,7 @@ export const SCREENS = [
   { id: 'objects', name: 'Objects' },
   { id: 'event-types', name: 'Event types' },
   { id: 'tokens', name: 'Tokens' },
+  { id: 'webhooks', name: 'Webhooks' },
 ] as const;
 
 export type ScreenId = (typeof SCREENS)[number]['id'];

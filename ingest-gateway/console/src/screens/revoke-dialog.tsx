@@ -1,4 +1,4 @@
-import { useEffect, useRef } from 'preact/hooks';
+import { ConfirmDialog } from '../components/confirm-dialog.js';
 import type { TokenJson } from '../model.js';
 
 interface RevokeDialogProps {
@@ -8,31 +8,11 @@ interface RevokeDialogProps {
   onCancel: () => void;
 }
 
-/** Asks before revoking: a modal <dialog> (Escape cancels) with "Revoke" and "Cancel". */
+/** Asks before revoking a token, with "Revoke" and "Cancel". */
 export function RevokeDialog({ token, error, onRevoke, onCancel }: RevokeDialogProps) {
-  const dialog = useRef<HTMLDialogElement>(null);
-  useEffect(() => {
-    const element = dialog.current;
-    if (element && !element.open) element.showModal();
-    return () => element?.close();
-  }, []);
   return (
-    <dialog ref={dialog} aria-labelledby="revoke-title" aria-describedby="revoke-text" onCancel={onCancel}>
-      <h2 id="revoke-title">Revoke token “{token.name}”?</h2>
-      <p id="revoke-text">Every request with it is refused from now on, and its open streams end. This cannot be undone; the token stays listed as revoked.</p>
-      {error && (
-        <p role="alert" class="error">
-          {error}
-        </p>
-      )}
-      <div class="actions">
-        <button type="button" class="danger" onClick={onRevoke}>
-          Revoke
-        </button>
-        <button type="button" class="secondary" onClick={onCancel} autofocus>
-          Cancel
-        </button>
-      </div>
-    </dialog>
+    <ConfirmDialog title={`Revoke token “${token.name}”?`} confirmLabel="Revoke" error={error} onConfirm={onRevoke} onCancel={onCancel}>
+      Every request with it is refused from now on, and its open streams end. This cannot be undone; the token stays listed as revoked.
+    </ConfirmDialog>
   );
 }
