@@ -1,5 +1,6 @@
 /**
- * The console for every user: axe-core finds no serious or critical violation on any screen at
+ * The console for every user: axe-core finds no serious or critical violation on any screen (and
+ * on the forms, a webhook's delivery log and a delivery's attempts) at
  * 1280×800 and on a 390-wide phone; a keyboard alone signs in and reaches every screen with its
  * focus drawn. The 1280×800 pass also writes the README's screenshots
  * (ingest-gateway/console/screenshots/*.png), so they show the console as it is.
@@ -10,22 +11,26 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../support/browser.js';
 import { tempDir } from '../support/servers.js';
 import { REPO_ROOT, startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { ADMIN_TOKEN, goTo, openConsole, signIn, type ConsolePage } from './console-page.js';
-import { axeViolations, focused, postShowcase } from './showcase.js';
+import { axeViolations, createShowcaseWebhooks, focused, postShowcase } from './showcase.js';
 
 const NO_BROWSER = chromiumPath() === undefined;
 const SCREENSHOTS = `${REPO_ROOT}ingest-gateway/console/screenshots`;
-const SCREENS = ['Events', 'Devices', 'Objects', 'Event types', 'Tokens'] as const;
+const SCREENS = ['Events', 'Devices', 'Objects', 'Event types', 'Tokens', 'Webhooks'] as const;
 const fileOf = (name: string) => `${SCREENSHOTS}/${name.toLowerCase().replace(' ', '-')}.png`;
 
 const dir = tempDir('console-a11y');
 let stack: Stack;
 let browser: Browser;
+const receivers: Receiver[] = [];
 const opened: ConsolePage[] = [];
 
 beforeAll(async () => {
   if (NO_BROWSER) return;
-  stack = await startStack({ dataDir: dir.path, env: { ADMIN_TOKEN } });
+  receivers.push(await startReceiver(), await startReceiver({ answer: (_r, _n, res) => res.writeHead(410).end() }));
+  stack = await startStack({ dataDir: dir.path, env: { ADMIN_TOKEN, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' } });
+  await createShowcaseWebhooks(stack, receivers[0]!.url, receivers[1]!.url);
   await postShowcase(stack);
   browser = await launchChromium();
   mkdirSync(SCREENSHOTS, { recursive: true });
@@ -33,16 +38,24 @@ beforeAll(async () => {
 afterAll(async () => {
   await browser?.close();
   await stopAllStacks();
+  await Promise.all(receivers.map((receiver) => receiver.close()));
   dir.remove();
 });
 
-/** Shows what each screen is for: a first event's details, the new-token form. */
+/** Shows what each screen is for: a first event's details, the tokens, a webhook's deliveries and attempts. */
 async function fillScreen(page: Page, name: (typeof SCREENS)[number]): Promise<void> {
   if (name === 'Events') {
     const camera = page.getByRole('table', { name: 'Events' }).getByRole('row').filter({ hasText: 'acme.camera.video' }).first();
     await camera.getByRole('button', { name: /^Details / }).click();
     await page.getByRole('region', { name: 'Event details' }).getByRole('img', { name: 'Stored image 1' }).waitFor();
     await expect.poll(() => page.getByRole('status').textContent()).toMatch(/^Live/);
+  } else if (name === 'Webhooks') {
+    await page.getByRole('table', { name: 'Webhooks' }).getByRole('row').filter({ hasText: 'disabled: ' }).waitFor();
+    await page.getByRole('button', { name: 'Deliveries of Ticketing' }).click();
+    const succeeded = page.getByRole('table', { name: 'Deliveries' }).locator('tbody tr').filter({ hasText: 'succeeded' });
+    await expect.poll(() => page.getByRole('button', { name: 'Refresh' }).click().then(() => succeeded.count())).toBeGreaterThan(0);
+    await succeeded.first().getByRole('button', { name: /^Details / }).click();
+    await page.getByRole('table', { name: 'Attempts' }).getByRole('row').filter({ hasText: '204' }).first().waitFor();
   } else if (name === 'Tokens') {
     await page.getByRole('table', { name: 'Tokens' }).getByRole('cell', { name: 'vendor-x', exact: true }).waitFor();
   } else {
@@ -70,8 +83,14 @@ describe.skipIf(NO_BROWSER)('settings console accessibility', () => {
         await fillScreen(page, name);
         await check(name);
         if (viewport.width === 1280) await page.evaluate('window.scrollTo(0, 0)');
-        if (viewport.width === 1280) await page.screenshot({ path: fileOf(name) });
+        if (viewport.width === 1280) await page.screenshot({ path: fileOf(name), fullPage: name === 'Webhooks' });
       }
+      await page.getByRole('button', { name: 'New webhook' }).click();
+      await check('Webhooks, new webhook form');
+      await page.getByRole('button', { name: 'Delete Ticketing' }).click();
+      await check('Webhooks, delete dialog');
+      await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+      await goTo(page, 'Tokens');
       await page.getByRole('button', { name: 'New token' }).click();
       await check('Tokens, new token form');
       expect(found).toEqual([]);

@@ -1,6 +1,7 @@
 /**
- * Data for the console's accessibility test and screenshots: a few cameras of two vendors, one token
- * with a policy, and events with stored images, posted over HTTP as integrations do.
+ * Data for the console's accessibility test and screenshots: two webhooks (their receivers on
+ * loopback), a few cameras of two vendors, one token with a policy, and events with stored images,
+ * posted over HTTP as integrations do.
  */
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -30,6 +31,21 @@ export async function postShowcase(stack: Stack): Promise<void> {
   expect(created.status).toBe(201);
   const sent = await postEvent(stack, consoleEvent({ ...cameras[2], properties: { state: 'opened' } }), String(created.body?.token));
   expect(sent.status).toBe(200);
+}
+
+/**
+ * Creates the showcase's webhooks before its events: one to `url` for every camera event, one to
+ * `goneUrl` (a receiver answering 410, which disables it with that reason) for vendorx events.
+ */
+export async function createShowcaseWebhooks(stack: Stack, url: string, goneUrl: string): Promise<void> {
+  const webhooks = [
+    { url, description: 'Ticketing', filter: { domains: ['acme.camera.*'], kinds: ['event.created', 'device.created'] } },
+    { url: goneUrl, description: 'Door alarms', filter: { domains: ['vendorx.*'], event_types: ['motion_detected'] } },
+  ];
+  for (const webhook of webhooks) {
+    const created = await postJson(`${stack.api}/settings/dynamic-events/webhooks`, webhook, { Authorization: `Bearer ${ADMIN_TOKEN}` });
+    expect(created.status).toBe(201);
+  }
 }
 
 const axeSource = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');

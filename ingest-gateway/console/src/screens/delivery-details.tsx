@@ -48,7 +48,8 @@ export function DeliveryDetails({ api, path, version, onClose }: DeliveryDetails
       )}
       {delivery && (
         <p>
-          {delivery.type} of event {delivery.event_id ?? 'none'}: {delivery.status} after {delivery.attempt_count} {delivery.attempt_count === 1 ? 'attempt' : 'attempts'} (times in UTC).
+          {delivery.type} of event {delivery.event_id ?? 'none'}: {delivery.status} after {delivery.attempt_count} {delivery.attempt_count === 1 ? 'attempt' : 'attempts'}
+          {delivery.succeeded_at && `, at ${timeText(delivery.succeeded_at)}`}. Times are UTC.
         </p>
       )}
       <DataTable caption="Attempts" columns={COLUMNS} rowCount={delivery?.attempts.length ?? 0} empty={delivery ? 'No attempt yet.' : 'Loading…'}>

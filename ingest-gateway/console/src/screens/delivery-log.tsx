@@ -17,7 +17,7 @@ interface DeliveryLogProps {
   onClose: () => void;
 }
 
-const COLUMNS = ['Delivery', 'Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Next attempt', 'Created', 'Succeeded', 'Actions'];
+const COLUMNS = ['Delivery', 'Event', 'Type', 'Status', 'Attempts', 'Last answer', 'Next attempt', 'Created', 'Actions'];
 
 /** A webhook's delivery log, newest first: a status filter, pages, Retry, one delivery's attempts, and "Recover failed since…". */
 export function DeliveryLog({ api, path, name, onClose }: DeliveryLogProps) {
@@ -44,7 +44,7 @@ export function DeliveryLog({ api, path, name, onClose }: DeliveryLogProps) {
           Close deliveries
         </button>
       </div>
-      <div class="filters">
+      <div class="log-bar">
         <div class="field">
           <label for="delivery-status">Status</label>
           <select id="delivery-status" value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
@@ -71,17 +71,16 @@ export function DeliveryLog({ api, path, name, onClose }: DeliveryLogProps) {
       <DataTable caption="Deliveries" columns={COLUMNS} rowCount={pages.items.length} empty={pages.loading ? 'Loading…' : 'No deliveries match.'}>
         {pages.items.map((delivery) => (
           <tr key={delivery.id} class={delivery.id === selected ? 'selected' : undefined}>
-            <td>
+            <td class="wrap id">
               <code>{delivery.id}</code>
             </td>
-            <td class="wrap">{delivery.event_id ?? 'none'}</td>
+            <td class="wrap id">{delivery.event_id ?? 'none'}</td>
             <td>{delivery.type}</td>
             <td class={`delivery-${delivery.status}`}>{delivery.status}</td>
             <td>{delivery.attempt_count}</td>
             <td class="wrap">{answerText(delivery.last_status_code, delivery.last_error)}</td>
             <td>{timeText(delivery.next_attempt_at, 'none')}</td>
             <td>{timeText(delivery.created_at)}</td>
-            <td>{timeText(delivery.succeeded_at, 'not yet')}</td>
             <td class="row-actions">
               <button type="button" class="secondary" aria-label={`Details ${delivery.id}`} onClick={() => (setSelected(delivery.id), refresh())}>
                 Details

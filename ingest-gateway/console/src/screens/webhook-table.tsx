@@ -27,12 +27,12 @@ export function WebhookTable({ webhooks, loading, onAction }: WebhookTableProps)
         );
         return (
           <tr key={webhook.id}>
-            <td class="wrap">{webhook.url}</td>
+            <td class="wrap id">{webhook.url}</td>
             <td class="wrap">{webhook.description}</td>
             <td class={webhook.enabled ? undefined : 'wrap state-off'}>{stateText(webhook)}</td>
             <td class="wrap">{filterText(webhook.filter)}</td>
             <td>{timeText(webhook.created_at)}</td>
-            <td class="row-actions">
+            <td class="row-actions many">
               {button('deliveries', 'Deliveries', `Deliveries of ${name}`)}
               {button('edit', 'Edit', `Edit ${name}`)}
               {webhook.enabled ? button('toggle', 'Disable', `Disable ${name}`) : button('toggle', 'Enable', `Enable ${name}`)}
