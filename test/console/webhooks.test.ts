@@ -7,14 +7,15 @@
  * shown, rotating the secret and deleting. Nothing may open a dialog, throw, log an error or break
  * the CSP meanwhile.
  */
-import type { Browser, Page } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../support/browser.js';
 import { tempDir } from '../support/servers.js';
 import { getJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
-import { startReceiver, type Received, type Receiver } from '../support/webhook-receiver.js';
+import { startReceiver, type Receiver } from '../support/webhook-receiver.js';
 import { ADMIN_TOKEN, consoleEvent, goTo, openConsole, postEvent, signIn, type ConsolePage } from './console-page.js';
+import { answerWith, headersOf, row, untilDelivery } from './webhook-steps.js';
 
 const NO_BROWSER = chromiumPath() === undefined;
 const ADMIN = { Authorization: `Bearer ${ADMIN_TOKEN}` };
@@ -44,20 +45,7 @@ afterAll(async () => {
   dir.remove();
 });
 
-const answer = (status: number, body = '') => (receiver.answer = (_r, _n, res) => res.writeHead(status, { 'content-type': 'text/html' }).end(body));
-const headersOf = (r: Received) => Object.fromEntries(Object.entries(r.headers).map(([k, v]) => [k, String(v)]));
-const row = (page: Page, table: string, text: string) => page.getByRole('table', { name: table }).getByRole('row').filter({ hasText: text });
-
-/** Presses Refresh until the delivery's row says `status` (deliveries are sent in the background). */
-async function untilDelivery(page: Page, deliveryId: string, status: string): Promise<void> {
-  const log = page.getByRole('region', { name: /^Deliveries of / });
-  await expect
-    .poll(async () => {
-      await log.getByRole('button', { name: 'Refresh' }).click();
-      return row(page, 'Deliveries', deliveryId).getByRole('cell').nth(3).textContent();
-    })
-    .toBe(status);
-}
+const answer = (status: number, body = '') => answerWith(receiver, status, body);
 
 describe.skipIf(NO_BROWSER)('settings console: a new webhook', () => {
   it('shows a refused url next to its field, then creates a webhook and shows its secret once', async () => {
@@ -85,8 +73,7 @@ describe.skipIf(NO_BROWSER)('settings console: a new webhook', () => {
     await shown.getByRole('button', { name: 'Copy secret' }).click();
     await expect.poll(() => shown.getByRole('status').textContent()).toMatch(/^(Copied to the clipboard|Selected: press Ctrl\+C)/);
 
-    const listed = await getJson(`${stack.api}/settings/dynamic-events/webhooks`, ADMIN);
-    const webhooks = listed.body?.webhooks as Array<Record<string, unknown>>;
+    const webhooks = (await getJson(`${stack.api}/settings/dynamic-events/webhooks`, ADMIN)).body?.webhooks as Array<Record<string, unknown>>;
     expect(webhooks).toHaveLength(1);
     expect(webhooks[0]).toMatchObject({ url: receiver.url, description: 'Ticketing', filter: { domains: ['acme.camera.*'], kinds: ['event.created'] }, enabled: true });
     webhookId = String(webhooks[0]?.id);
@@ -129,8 +116,7 @@ describe.skipIf(NO_BROWSER)('settings console: a webhook\'s delivery log', () =>
   it("shows a failing receiver's attempts with their status and body as text, and Retry sends it again", async () => {
     const { page } = view;
     answer(500, HOSTILE_BODY);
-    const posted = await postEvent(stack, consoleEvent({ domain: 'acme.camera.video', properties: { zone: 'dock' } }));
-    expect(posted.status).toBe(200);
+    expect((await postEvent(stack, consoleEvent({ domain: 'acme.camera.video', properties: { zone: 'dock' } }))).status).toBe(200);
     const received = await receiver.waitFor(3);
     const deliveryId = String(received[1]!.headers['webhook-id']);
     expect(received[2]!.headers['webhook-id']).toBe(deliveryId);
@@ -160,6 +146,9 @@ describe.skipIf(NO_BROWSER)('settings console: a webhook\'s delivery log', () =>
     await expect.poll(() => attempts.count()).toBe(3);
   });
 
+});
+
+describe.skipIf(NO_BROWSER)('settings console: recovering and paging the delivery log', () => {
   it('recovers every failed delivery since a UTC time', async () => {
     const { page } = view;
     answer(500);
@@ -177,6 +166,32 @@ describe.skipIf(NO_BROWSER)('settings console: a webhook\'s delivery log', () =>
     await untilDelivery(page, deliveryId, 'succeeded');
   });
 
+
+  it('pages through the delivery log, 50 a page, newest first', async () => {
+    const { page } = view;
+    // Three deliveries so far: 48 more make 51, one more than a page.
+    for (let n = 0; n < 48; n++) expect((await postEvent(stack, consoleEvent({ domain: 'acme.camera.video', properties: { seq: String(n) } }))).status).toBe(200);
+    const received = await receiver.waitFor(55, 30_000);
+    const log = page.getByRole('region', { name: /^Deliveries of / });
+    const rows = log.getByRole('table', { name: 'Deliveries' }).locator('tbody tr');
+    await expect
+      .poll(async () => {
+        await log.getByRole('button', { name: 'Refresh' }).click();
+        return rows.filter({ hasText: 'succeeded' }).count();
+      })
+      .toBe(50);
+    expect(await rows.first().textContent()).toContain(String(received[54]!.headers['webhook-id']));
+    await log.getByRole('button', { name: 'Next page' }).click();
+    await expect.poll(() => log.getByText('Page 2', { exact: true }).count()).toBe(1);
+    await expect.poll(() => rows.count()).toBe(1);
+    expect(await rows.first().textContent()).toContain(String(received[0]!.headers['webhook-id']));
+    expect(await log.getByRole('button', { name: 'Next page' }).isDisabled()).toBe(true);
+    await log.getByRole('button', { name: 'Refresh' }).click(); // the same page, read again
+    await expect.poll(() => log.getByText('Page 2', { exact: true }).count()).toBe(1);
+    await log.getByRole('button', { name: 'First page' }).click();
+    await expect.poll(() => rows.count()).toBe(50);
+    expect(await log.getByText('Page 1', { exact: true }).count()).toBe(1);
+  });
 });
 
 describe.skipIf(NO_BROWSER)('settings console: changing a webhook, and what never happens', () => {
@@ -213,8 +228,7 @@ describe.skipIf(NO_BROWSER)('settings console: changing a webhook, and what neve
     expect(await page.getByRole('dialog').count()).toBe(0);
     await page.getByRole('button', { name: 'Rotate secret of Ticketing' }).click();
     await page.getByRole('dialog').getByRole('button', { name: 'Rotate secret' }).click();
-    const shown = page.getByRole('region', { name: 'New webhook secret' });
-    const rotated = (await shown.locator('code').textContent()) ?? '';
+    const shown = page.getByRole('region', { name: 'New webhook secret' }), rotated = (await shown.locator('code').textContent()) ?? '';
     expect(rotated).toMatch(/^whsec_[A-Za-z0-9+/]{43}=$/);
     expect(rotated).not.toBe(secret);
     await shown.getByRole('button', { name: 'Done' }).click();
