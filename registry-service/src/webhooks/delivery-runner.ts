@@ -118,7 +118,9 @@ export class DeliveryRunner {
     const woken = new Promise<void>((resolve) => (this.wakeLoop = resolve));
     const timeout = AbortSignal.timeout(this.pollMs);
     const limit = AbortSignal.any([this.abort.signal, timeout]);
-    const passed = fanned === undefined ? new Promise<void>((resolve) => limit.addEventListener('abort', () => resolve(), { once: true })) : this.o.horizon.waitPast(fanned, this.pollMs, limit);
+    // An already aborted signal fires no 'abort' again: a close() during the pass must not wait forever.
+    const ended = new Promise<void>((resolve) => (limit.aborted ? resolve() : limit.addEventListener('abort', () => resolve(), { once: true })));
+    const passed = fanned === undefined ? ended : this.o.horizon.waitPast(fanned, this.pollMs, limit);
     await Promise.race([woken, passed]);
     this.wakeLoop = undefined;
   }
