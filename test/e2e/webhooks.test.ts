@@ -8,6 +8,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { tempDir } from '../support/servers.js';
+import { lintExposition, PROMTOOL, promtoolCheck } from '../support/metric-lint.js';
 import { getJson, postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 import { startReceiver, type Received } from '../support/webhook-receiver.js';
 
@@ -34,7 +35,7 @@ describe('webhooks on the real stack', () => {
     const dir = tempDir('e2e-webhooks');
     const receiver = await startReceiver();
     const stack = await startStack({ dataDir: dir.path, env: ENV });
-    const { secret } = await createWebhook(stack, { url: receiver.url, filter: { kinds: ['event.created', 'device.created'] } });
+    const { id, secret } = await createWebhook(stack, { url: receiver.url, filter: { kinds: ['event.created', 'device.created'] } });
     const posted = await postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: 'gate-cam-7' }));
     expect(posted.status).toBe(200);
     const event = posted.body as { id: string };
@@ -43,6 +44,20 @@ describe('webhooks on the real stack', () => {
     const byType = new Map(bodies.map((b) => [b.type, b.data]));
     expect(byType.get('event.created')).toEqual((await getJson(`${stack.api}/dynamic-events/${event.id}`)).body);
     expect(byType.get('device.created')).toEqual((await getJson(`${stack.api}/devices/gate-cam-7`)).body);
+    // The delivery metrics, as Prometheus reads them: attempts by outcome, the backlog per webhook.
+    const scrapeUntil = async (pattern: RegExp) => {
+      for (let tries = 0; ; tries++) {
+        const body = await (await fetch(stack.metrics.registry)).text();
+        if (pattern.test(body) || tries === 50) return body;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    };
+    const text = await scrapeUntil(/^registry_webhook_attempt_duration_seconds_count 2$/m);
+    expect(lintExposition(text)).toEqual([]);
+    if (PROMTOOL) expect(promtoolCheck(PROMTOOL, text)).toEqual({ code: 0, output: '' });
+    expect(text).toMatch(/^registry_webhook_attempts_total\{outcome="succeeded"\} 2$/m);
+    expect(text).toMatch(new RegExp(`^registry_webhook_pending_deliveries\\{webhook_id="${id}"\\} 0$`, 'm'));
+    expect(text).toMatch(/^registry_webhook_attempt_duration_seconds_count 2$/m);
     await stack.stop();
     await receiver.close();
   });
