@@ -60,7 +60,7 @@ describe('webhooks on the real stack', () => {
     expect(text).toMatch(/^registry_webhook_attempt_duration_seconds_count 2$/m);
     await stack.stop();
     await receiver.close();
-  });
+  }, 60_000);
 
   it('SIGKILL of the whole stack under load: after a restart on its DATA_DIR every event answered 200 is delivered', async () => {
     const dir = tempDir('e2e-webhooks-kill');
@@ -100,5 +100,50 @@ describe('webhooks on the real stack', () => {
     expect([...idsPerEvent.values()].every((ids) => ids.size === 1)).toBe(true);
     await second.stop();
     await receiver.close();
-  });
+  }, 120_000);
+});
+
+/** RSS in MiB of the launcher's service processes (its direct children), from /proc. */
+async function serviceRss(launcherPid: number): Promise<Record<string, number>> {
+  const { readdir, readFile } = await import('node:fs/promises');
+  const rss: Record<string, number> = {};
+  for (const entry of await readdir('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
+    if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== launcherPid) continue;
+    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
+    const name = /(ingest-gateway|registry-service|media-service)/.exec(cmdline)?.[1];
+    if (name) rss[name] = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
+  }
+  return rss;
+}
+
+describe('a dead endpoint', () => {
+  it('3,000 deliveries pending for a dead endpoint: ingest answers 200 and every service stays under 256 MiB', async () => {
+    const dir = tempDir('e2e-webhooks-dead');
+    // A port nothing listens on: every attempt is a refused connection.
+    const gone = await startReceiver();
+    const deadUrl = gone.url;
+    await gone.close();
+    const stack = await startStack({ dataDir: dir.path, env: ENV });
+    await createWebhook(stack, { url: deadUrl });
+    const statuses = new Map<number, number>();
+    let peak: Record<string, number> = {};
+    for (let round = 0; round < 30; round++) {
+      const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: `dead-${i % 10}`, objectId: `o-${round}-${i}` }))));
+      for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
+      if (round % 10 === 9) {
+        const rss = await serviceRss(stack.process.pid!);
+        for (const [name, mib] of Object.entries(rss)) peak = { ...peak, [name]: Math.max(peak[name] ?? 0, mib) };
+      }
+    }
+    expect(Object.fromEntries(statuses)).toEqual({ 200: 3000 });
+    const pending = await getJson(`${stack.api}/settings/dynamic-events/webhooks`, auth);
+    const id = (pending.body as { webhooks: Array<{ id: string }> }).webhooks[0]!.id;
+    const log = await getJson(`${stack.api}/settings/dynamic-events/webhooks/${id}/deliveries?status=pending&limit=1000`, auth);
+    expect((log.body as { deliveries: unknown[] }).deliveries.length).toBeGreaterThan(900);
+    expect(Object.keys(peak).sort()).toEqual(['ingest-gateway', 'media-service', 'registry-service']);
+    for (const [name, mib] of Object.entries(peak)) expect(mib, name).toBeLessThan(256);
+    await stack.stop();
+  }, 120_000);
 });
