@@ -6,7 +6,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
-import { startReceiver, type Receiver } from '../../test/support/webhook-receiver.js';
+import { startReceiver, type Answer, type Receiver } from '../../test/support/webhook-receiver.js';
 import { sampleEvent, startRegistry, type TestRegistry } from './helpers.js';
 import { eventually, webhookApi, type WebhookApi } from './webhook-api.js';
 
@@ -35,7 +35,7 @@ afterAll(async () => {
 afterEach(async () => {
   await Promise.all(open.splice(0).map((r) => r.close()));
 });
-async function receiver(answer?: Parameters<typeof startReceiver>[0]['answer']) {
+async function receiver(answer?: Answer) {
   const r = await startReceiver({ answer });
   open.push(r);
   return r;
