@@ -38,6 +38,9 @@ export interface StackPlan {
  */
 const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
+/** The networks `npm start`'s registry lets webhooks reach when WEBHOOK_ALLOWED_NETWORKS is unset: loopback. */
+const LOCAL_WEBHOOK_NETWORKS = '127.0.0.0/8,::1/128';
+
 export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string, webhookKey?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
   const { ports, moved, problems } = await planPorts([
@@ -69,9 +72,11 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
   const metricsPorts = { gateway: port('GATEWAY_METRICS_PORT'), registry: port('REGISTRY_METRICS_PORT'), media: port('MEDIA_METRICS_PORT') };
   // The registry alone seals and opens webhook secrets: no other process is handed the key.
   const sealing = env.WEBHOOK_SECRET_KEY ?? webhookKey;
+  // A stack on one machine delivers to receivers on that machine too (the chart trusts no network by default).
+  const webhookNetworks = env.WEBHOOK_ALLOWED_NETWORKS ?? LOCAL_WEBHOOK_NETWORKS;
   const envs = {
     gateway: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.gateway) },
-    registry: { ...shared, ...(sealing === undefined ? {} : { WEBHOOK_SECRET_KEY: sealing }), METRICS_PORT: String(metricsPorts.registry) },
+    registry: { ...shared, ...(sealing === undefined ? {} : { WEBHOOK_SECRET_KEY: sealing }), WEBHOOK_ALLOWED_NETWORKS: webhookNetworks, METRICS_PORT: String(metricsPorts.registry) },
     media: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.media) },
   };
   const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE } });

@@ -57,6 +57,8 @@ CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (webhook_id, next_
 -- The delivery log reads newest first along webhook_deliveries_change_key (commit order).
 CREATE INDEX webhook_deliveries_event_idx ON webhook_deliveries (event_id, webhook_id) WHERE event_id IS NOT NULL;
 CREATE INDEX webhook_deliveries_failed_idx ON webhook_deliveries (webhook_id, created_at) WHERE status = 'failed';
+-- EVENT_RETENTION deletes the log with the events, oldest first.
+CREATE INDEX webhook_deliveries_created_at_idx ON webhook_deliveries (created_at);
 
 CREATE TABLE webhook_attempts (
   delivery_id   uuid NOT NULL REFERENCES webhook_deliveries (id) ON DELETE CASCADE,

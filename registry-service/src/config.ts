@@ -166,7 +166,7 @@ export const REGISTRY_ENV = defineEnv({
         return false;
       }
     },
-    defaultText: 'none',
+    defaultText: 'none (`npm start`: loopback, `127.0.0.0/8,::1/128`)',
     description: 'Networks webhooks may reach although they are internal (loopback, private, link-local …): an in-cluster receiver, say. Every other internal address is refused at create and at each connection.',
   }),
   WEBHOOK_MAX_IN_FLIGHT: integer({ minimum: 1, maximum: 256, default: 16, description: 'Attempts in flight per webhook on each registry replica (also its connections to that receiver).' }),

@@ -12,7 +12,7 @@ export interface Metrics {
   idempotencyKeys: Counter<'outcome'>;
   /** Expired keys the background purge deleted. */
   idempotencyKeysPurged: Counter;
-  /** Rows removed by retention, by table: events (EVENT_RETENTION), commit_log (WATCH_RETENTION). */
+  /** Rows removed by retention, by table: events and webhook_deliveries (EVENT_RETENTION), commit_log (WATCH_RETENTION). */
   retentionRowsDeleted: Counter<'table'>;
   /** Open Watch streams on this replica. */
   watchStreams: Gauge;

@@ -87,6 +87,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     serverRuns,
     locker,
     metrics,
+    metricsRegistry: promRegistry,
     lockWaitMs: options.lockWaitMs ?? 3000,
     internalToken: TEST_INTERNAL_TOKEN,
     writeConcurrency: options.writeConcurrency ?? 8,

@@ -72,7 +72,7 @@ describe.skipIf(!up)('retention', () => {
     const first = await t.api.listEvents({ filter: filter(device), pageSize: 4 });
 
     const retention = createRetention({ pool: t.pool, logger: silent, metrics: t.metrics, horizon: t.server.watching.horizon, eventRetentionSeconds: 3600, watchRetentionSeconds: 3600, batch: 7 });
-    expect(await retention.runOnce()).toEqual({ events: 20, commits: 0 });
+    expect(await retention.runOnce()).toEqual({ events: 20, commits: 0, deliveries: 0 });
     expect(await deletedRows(t, 'events')).toBe(20);
     expect(await countRows(t.pool, 'events', 'device_name = $1', [device])).toBe(10);
     expect(await countRows(t.pool, 'idempotency_keys', 'key = $1', [keyed.idempotencyKey])).toBe(0);

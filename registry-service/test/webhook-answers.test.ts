@@ -3,6 +3,7 @@
  * loopback: retries on the schedule with the same webhook-id, redirects not followed, Retry-After
  * honoured, 410 disabling the webhook with its deliveries kept, hostile answers cut short.
  */
+import type { registry } from '@dynamic-events/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../../test/support/servers.js';
 import { startReceiver, type Answer, type Receiver } from '../../test/support/webhook-receiver.js';
@@ -27,7 +28,8 @@ async function hook(answer: Answer) {
 }
 const PENDING = 1, SUCCEEDED = 2, FAILED = 3;
 /** The webhook's one delivery, once fan-out made it. */
-const only = async (id: string) => (await api.deliveries(id)).deliveries[0] ?? { status: 0, attemptCount: 0 };
+const NONE_YET = { id: '', status: 0, attemptCount: 0, lastError: '', lastStatusCode: undefined } as unknown as registry.Delivery;
+const only = async (id: string): Promise<registry.Delivery> => (await api.deliveries(id)).deliveries[0] ?? NONE_YET;
 
 describe.skipIf(!up)('receiver answers', () => {
   it('a 500 is retried after the schedule’s first step with the same webhook-id; the 2xx ends it', async () => {

@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { purgeCommitLog } from '../db/queries/commit-log.js';
 import { fanOutFloor } from '../db/queries/webhook-fan-out.js';
-import { deleteExpiredEvents } from '../db/queries/retention.js';
+import { deleteExpiredDeliveries, deleteExpiredEvents } from '../db/queries/retention.js';
 import type { Metrics } from '../metrics.js';
 import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './background-job.js';
 import type { CommitHorizon } from '../watch/commit-horizon.js';
@@ -27,8 +27,8 @@ interface RetentionOptions {
   batch?: number;
 }
 
-/** Deletes expired events and watch history in the background; runOnce resolves with the rows removed (for tests). */
-export type Retention = BackgroundJob<{ events: number; commits: number }>;
+/** Deletes expired events, their webhook deliveries and watch history in the background; runOnce resolves with the rows removed (for tests). */
+export type Retention = BackgroundJob<{ events: number; commits: number; deliveries: number }>;
 
 export function createRetention(options: RetentionOptions): Retention {
   const { pool, logger, metrics, horizon } = options;
@@ -37,9 +37,10 @@ export function createRetention(options: RetentionOptions): Retention {
   const drain = (step: () => Promise<number>, table: string) =>
     deleteInBatches(step, batch, (n) => metrics.retentionRowsDeleted.inc({ table }, n), { pauseMs: BATCH_PAUSE_MS, stopped: () => stopped });
 
-  async function pass(): Promise<{ events: number; commits: number }> {
+  async function pass(): Promise<{ events: number; commits: number; deliveries: number }> {
     const seconds = options.eventRetentionSeconds;
     const events = seconds === undefined ? 0 : await drain(() => deleteExpiredEvents(pool, seconds, batch), 'events');
+    const deliveries = seconds === undefined ? 0 : await drain(() => deleteExpiredDeliveries(pool, seconds, batch), 'webhook_deliveries');
     // Only commits every watcher can already see are purged: none appears behind the purge horizon later.
     const readable = await horizon.refresh(5000);
     // Commits no webhook has fanned out yet are its queue: kept whatever their age.
@@ -48,7 +49,7 @@ export function createRetention(options: RetentionOptions): Retention {
     // History older than the events it names is of no use: never kept longer than the events.
     const keep = Math.min(options.watchRetentionSeconds, seconds ?? Number.POSITIVE_INFINITY);
     const commits = await drain(() => purgeCommitLog(pool, keep, through, batch), 'commit_log');
-    return { events, commits };
+    return { events, commits, deliveries };
   }
 
   return createBackgroundJob({

@@ -9,6 +9,9 @@ import { secretKeyBytes, signatureHeader, type SecretBox } from './secret-box.js
 import type { Sender } from './sender.js';
 import type { WebhookMetrics } from './webhook-metrics.js';
 
+/** How soon a fan-out that found a cursor held by another replica looks again. */
+const SKIPPED_RETRY_MS = 25;
+
 interface Target {
   id: string;
   url: string;
@@ -115,7 +118,9 @@ export class DeliveryRunner {
     const woken = new Promise<void>((resolve) => (this.wakeLoop = resolve));
     const timeout = AbortSignal.timeout(this.pollMs);
     const limit = AbortSignal.any([this.abort.signal, timeout]);
-    const passed = fanned === undefined ? new Promise<void>((resolve) => limit.addEventListener('abort', () => resolve(), { once: true })) : this.o.horizon.waitPast(fanned, this.pollMs, limit);
+    // An already aborted signal fires no 'abort' again: a close() during the pass must not wait forever.
+    const ended = new Promise<void>((resolve) => (limit.aborted ? resolve() : limit.addEventListener('abort', () => resolve(), { once: true })));
+    const passed = fanned === undefined ? ended : this.o.horizon.waitPast(fanned, this.pollMs, limit);
     await Promise.race([woken, passed]);
     this.wakeLoop = undefined;
   }
@@ -126,7 +131,11 @@ export class DeliveryRunner {
       const pass = await this.o.fanOut(bound);
       if (pass.lost) this.o.logger.error('webhook fan-out found commits purged before delivery (WATCH_RETENTION passed while no registry ran)');
       this.o.metrics.fannedOut.inc(pass.created);
-      if (!pass.more || this.abort.signal.aborted) return bound;
+      if (this.abort.signal.aborted) return fanned;
+      if (pass.more) continue;
+      if (!pass.skipped) return bound;
+      // Another replica is fanning some webhook out: look again shortly, not at the next commit.
+      await new Promise((resolve) => setTimeout(resolve, SKIPPED_RETRY_MS));
     }
   }
 

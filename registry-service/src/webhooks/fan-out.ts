@@ -17,6 +17,8 @@ interface FanOutPass {
   more: boolean;
   /** Commits the pass found purged before any webhook had them (WATCH_RETENTION passed while no registry ran). */
   lost: boolean;
+  /** Another replica held some webhook's cursor: the bound is not reached for it yet. */
+  skipped: boolean;
 }
 
 /**
@@ -30,8 +32,8 @@ interface FanOutPass {
 export function createFanOut(pool: pg.Pool) {
   return async function fanOut(bound: bigint): Promise<FanOutPass> {
     return inTransaction(pool, async (db) => {
-      const cursors = await lockCursorsBehind(db, bound);
-      if (cursors.length === 0) return { created: 0, more: false, lost: false };
+      const { cursors, skipped } = await lockCursorsBehind(db, bound);
+      if (cursors.length === 0) return { created: 0, more: false, lost: false, skipped };
       const from = cursors.reduce((min, c) => (c.fannedThrough < min ? c.fannedThrough : min), bound);
       const page = await commitsBetween(db, from, bound, PAGE_COMMITS, PAGE_BYTES);
       const full = page.cut || page.commits.length === PAGE_COMMITS;
@@ -54,7 +56,7 @@ export function createFanOut(pool: pg.Pool) {
       }
       await insertDeliveries(db, deliveries);
       await moveCursors(db, cursors.map((c) => c.id), through);
-      return { created: deliveries.length, more: through < bound, lost: page.purgedThrough > from };
+      return { created: deliveries.length, more: through < bound, lost: page.purgedThrough > from, skipped };
     });
   };
 }

@@ -12,15 +12,18 @@ interface FanOutCursor {
 
 /**
  * Locks every webhook whose cursor is behind `bound`, skipping those another replica is fanning out
- * (their rows stay locked until its transaction ends). Must run inside the fan-out's transaction.
+ * (their rows stay locked until its transaction ends), and says whether it skipped any: those are
+ * not done, whatever this pass does. Must run inside the fan-out's transaction.
  */
-export async function lockCursorsBehind(db: Queryable, bound: bigint): Promise<FanOutCursor[]> {
+export async function lockCursorsBehind(db: Queryable, bound: bigint): Promise<{ cursors: FanOutCursor[]; skipped: boolean }> {
+  const [behind] = await query<{ n: number }>(db, 'SELECT count(*)::int AS n FROM webhooks WHERE fanned_through < $1', [bound.toString()]);
   const rows = await query<{ id: string; filter: FanOutCursor['filter']; fanned_through: string }>(
     db,
     'SELECT id, filter, fanned_through FROM webhooks WHERE fanned_through < $1 ORDER BY id FOR UPDATE SKIP LOCKED',
     [bound.toString()],
   );
-  return rows.map((r) => ({ id: r.id, filter: r.filter, fannedThrough: BigInt(r.fanned_through) }));
+  const cursors = rows.map((r) => ({ id: r.id, filter: r.filter, fannedThrough: BigInt(r.fanned_through) }));
+  return { cursors, skipped: (behind?.n ?? 0) > cursors.length };
 }
 
 /** One delivery fan-out creates: a change for a webhook. */
