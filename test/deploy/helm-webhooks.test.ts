@@ -147,7 +147,7 @@ const egressValues = (extra: JsonObject = {}): JsonObject => ({
   networkPolicy: { enabled: true, registryEgress: { enabled: true, postgres: { to: [postgresPeer] }, redis: { to: [redisPeer] }, ...extra } },
 });
 
-describe.skipIf(!helmFound)('the registry\'s egress NetworkPolicy', () => {
+describe.skipIf(!helmFound)('the registry\'s egress NetworkPolicy to its backends', () => {
   it('is not restricted unless networkPolicy.registryEgress.enabled (the chart cannot know where PostgreSQL and Redis are)', () => {
     const { objects } = render({ networkPolicy: { enabled: true } });
     for (const c of ['gateway', 'registry', 'media']) {
@@ -181,6 +181,9 @@ describe.skipIf(!helmFound)('the registry\'s egress NetworkPolicy', () => {
     expect(noRedis.some((r) => r.ports?.some((p) => p.port === 6379))).toBe(false);
   });
 
+});
+
+describe.skipIf(!helmFound)('the registry\'s egress NetworkPolicy for webhook receivers', () => {
   it('lets webhooks reach public addresses on the webhook ports only: not private, loopback, link-local (metadata), CGNAT or IPv6 internal ranges', () => {
     const spec = policy(render(egressValues()).objects);
     for (const address of ['93.184.216.34', '8.8.8.8', '2606:2800:220:1:248:1893:25c8:1946']) {
@@ -225,6 +228,9 @@ describe.skipIf(!helmFound)('the registry\'s egress NetworkPolicy', () => {
     expect(ipAllowed(spec, '169.254.20.10', 53, 'UDP')).toBe(true);
   });
 
+});
+
+describe.skipIf(!helmFound)('the registry\'s egress NetworkPolicy', () => {
   it.each([
     ['without networkPolicy.enabled', { networkPolicy: { enabled: false, registryEgress: { enabled: true, postgres: { to: [postgresPeer] }, redis: { to: [redisPeer] } } } }, /networkPolicy\.registryEgress\.enabled needs networkPolicy\.enabled/],
     ['without PostgreSQL peers', { networkPolicy: { enabled: true, registryEgress: { enabled: true, redis: { to: [redisPeer] } } } }, /networkPolicy\.registryEgress\.postgres\.to/],
