@@ -55,7 +55,7 @@ describe.skipIf(!helmFound)('the webhook key (WEBHOOK_SECRET_KEY)', () => {
     for (const cm of objects.filter((o) => o.kind === 'ConfigMap')) expect(Object.keys(cm.data as JsonObject).filter((k) => k.startsWith('WEBHOOK_SECRET')), cm.metadata.name).toEqual([]);
   });
 
-  it('a changed key Secret value rolls the registry', () => {
+  it('a changed webhook key setting (given key, existing Secret) rolls the registry', () => {
     const annotation = (objects: K8sObject[]) =>
       (findObject(objects, 'Deployment', name('registry')).spec as { template: { metadata: { annotations: Record<string, string> } } }).template.metadata.annotations['checksum/webhooks-key'];
     expect(annotation(render().objects)).toBeDefined();
