@@ -33,7 +33,7 @@ const CONTRACT = {
     ports: { grpc: 50051, metrics: 9465 },
     readiness: { grpc: { port: 50051, service: '' } },
     liveness: { grpc: { port: 50051, service: 'liveness' } },
-    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_INTERNAL_TOKEN'],
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_INTERNAL_TOKEN', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_DISABLE_AFTER', 'WEBHOOK_ALLOWED_NETWORKS', 'WEBHOOK_MAX_IN_FLIGHT'],
   },
   [name('media')]: {
     component: 'media-service',
@@ -124,6 +124,15 @@ describe.skipIf(!helmFound).each(renderedObjects)('rendered with %s: registry se
     expect([env.EVENT_RETENTION, env.WATCH_RETENTION]).toEqual(objects === full.objects ? ['30d', '2d'] : [undefined, '1d']);
   });
 
+  it('gives the registry its webhook key and settings (ci/full-values.yaml: an existing Secret, its own schedule and networks)', () => {
+    const env = envOf(objects, podOf(findObject(objects, 'Deployment', name('registry'))).containers[0] as Container);
+    if (objects === full.objects) {
+      expect(env).toMatchObject({ WEBHOOK_SECRET_KEY: 'secret:dynamic-events-webhooks/webhook-secret-key', WEBHOOK_TIMEOUT_MS: '10000', WEBHOOK_RETRY_SCHEDULE: '5s,1m,10m,1h,6h', WEBHOOK_DISABLE_AFTER: '3d', WEBHOOK_ALLOWED_NETWORKS: '10.20.0.0/16,fd00:20::/64', WEBHOOK_MAX_IN_FLIGHT: '8' });
+    } else {
+      expect(env).toMatchObject({ WEBHOOK_SECRET_KEY: `secret:${name('webhooks')}/webhook-secret-key`, WEBHOOK_TIMEOUT_MS: '15000', WEBHOOK_MAX_IN_FLIGHT: '16' });
+    }
+  });
+
   it('gateway dials registry and media through their headless Services with dns:///, on the grpc container ports', () => {
     const gateway = podOf(findObject(objects, 'Deployment', name('gateway'))).containers[0] as Container;
     const env = envOf(objects, gateway);
@@ -147,7 +156,7 @@ describe.skipIf(!helmFound).each(renderedObjects)('rendered with %s: registry se
   });
 
   it('every secretKeyRef names a Secret the chart renders with that key, or a Secret named in the values', () => {
-    const external = new Set(['dynamic-events-database', 'dynamic-events-redis', 'dynamic-events-s3', 'dynamic-events-token']);
+    const external = new Set(['dynamic-events-database', 'dynamic-events-redis', 'dynamic-events-s3', 'dynamic-events-token', 'dynamic-events-webhooks']);
     for (const workload of workloads(objects)) {
       for (const v of podOf(workload).containers.flatMap((c) => c.env ?? [])) {
         const ref = v.valueFrom?.secretKeyRef;

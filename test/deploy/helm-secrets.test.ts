@@ -1,6 +1,6 @@
-// A chart value that is a secret (a token, a connection string with its password, an S3 key) is
-// still refused when it is malformed, and helm's refusal names the value's path, never the value:
-// a JSON-schema `pattern` (or `format`, `enum`, `const`) error prints the value, so the schema
+// A chart value that is a secret (a token, a connection string with its password, an S3 key, the
+// webhook key) is still refused when it is malformed, and helm's refusal names the value's path,
+// never the value: a JSON-schema `pattern` (or `format`, `enum`, `const`) error prints the value, so the schema
 // checks secrets with `not` and lengths only.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -25,6 +25,8 @@ const malformed: [string, JsonObject, string, string][] = [
   ['a Redis URL of another scheme', { redis: { url: 'memcached://:Sekr5t@cache:11211' } }, '/redis/url', 'Sekr5t'],
   ['an S3 access key that is a number', { s3: { accessKey: 90417731 } }, '/s3/accessKey', '90417731'],
   ['an S3 secret key that is a list', { s3: { secretKey: ['Sekr6t'] } }, '/s3/secretKey', 'Sekr6t'],
+  ['a webhook key of the wrong length', { webhooks: { secretKey: 'U2VrcjlaSekr9t' } }, '/webhooks/secretKey', 'Sekr9t'],
+  ['a webhook key that is not base64', { webhooks: { secretKey: `Sekr0t-${'A'.repeat(36)}=` } }, '/webhooks/secretKey', 'Sekr0t'],
 ];
 
 /** The schema's secret values: every property whose description says it is stored in the release's Secret. */
@@ -61,7 +63,7 @@ function refusal(run: () => unknown): string {
 describe('secret values in values.schema.json', () => {
   it('are the tokens, the connection strings and the S3 keys', () => {
     expect(secretProperties(chartSchema()).map(([path]) => path).sort()).toEqual(
-      ['gateway.auth.adminToken', 'gateway.auth.token', 'internalAuth.token', 'postgres.url', 'redis.url', 's3.accessKey', 's3.secretKey'].sort(),
+      ['gateway.auth.adminToken', 'gateway.auth.token', 'internalAuth.token', 'postgres.url', 'redis.url', 's3.accessKey', 's3.secretKey', 'webhooks.secretKey'].sort(),
     );
   });
 

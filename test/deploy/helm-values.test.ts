@@ -53,6 +53,19 @@ const bad: [string, JsonObject, string, string][] = [
   ['maxSurge neither a number nor a percentage', { registry: { strategy: { rollingUpdate: { maxSurge: 'one' } } } }, '/registry/strategy/rollingUpdate/maxSurge', 'pattern'],
   ['wrong type (string for the spread switch)', { registry: { spreadAcrossNodes: 'no' } }, '/registry/spreadAcrossNodes', 'type'],
   ['resources without limits', { registry: { resources: { limits: null } } }, '/registry/resources', 'required'],
+  ['typo in webhooks', { webhooks: { timeout: 5000 } }, '/webhooks', 'additionalProperties'],
+  ['webhook timeout below a second', { webhooks: { timeoutMs: 999 } }, '/webhooks/timeoutMs', 'minimum'],
+  ['webhook retry schedule with a bad step', { webhooks: { retrySchedule: '5s,5 m' } }, '/webhooks/retrySchedule', 'pattern'],
+  ['webhook retry schedule with a trailing comma', { webhooks: { retrySchedule: '5s,' } }, '/webhooks/retrySchedule', 'pattern'],
+  ['webhook disable-after without a unit', { webhooks: { disableAfter: '5' } }, '/webhooks/disableAfter', 'pattern'],
+  ['an allowed network that is not a CIDR', { webhooks: { allowedNetworks: ['10.0.0.0'] } }, '/webhooks/allowedNetworks/0', 'anyOf'],
+  ['an allowed network with a bad prefix length', { webhooks: { allowedNetworks: ['10.0.0.0/33'] } }, '/webhooks/allowedNetworks/0', 'anyOf'],
+  ['allowed networks as one comma-joined string', { webhooks: { allowedNetworks: '10.0.0.0/8,fd00::/8' } }, '/webhooks/allowedNetworks', 'type'],
+  ['webhook attempts in flight of 0', { webhooks: { maxInFlight: 0 } }, '/webhooks/maxInFlight', 'minimum'],
+  ['a webhook key that is not 44 characters', { webhooks: { secretKey: 'c2hvcnQ=' } }, '/webhooks/secretKey', 'anyOf'],
+  ['a webhook key that is not base64', { webhooks: { secretKey: `${'!'.repeat(43)}=` } }, '/webhooks/secretKey', 'not'],
+  ['a webhook port out of range', { networkPolicy: { webhookPorts: [70000] } }, '/networkPolicy/webhookPorts/0', 'maximum'],
+  ['typo in the registry egress', { networkPolicy: { registryEgress: { postgress: {} } } }, '/networkPolicy/registryEgress', 'additionalProperties'],
 ];
 
 describe('values.schema.json', () => {

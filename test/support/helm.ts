@@ -3,9 +3,11 @@
  *   renderChart(values)  `helm template` with values files and overrides, parsed into objects
  *   chartNotes(values)   NOTES.txt as `helm install` prints it (client-side dry run, no cluster)
  *   lintChart(file)      `helm lint --strict` with a values file
+ *   renderChartOnCluster(kubeconfig, values)  `helm template --dry-run=server`: `lookup` reads
+ *                        that cluster (fake-kube-api.ts), as on an upgrade
  * A chart that refuses its values (`fail`, the schema, kubeVersion) throws helm's own message.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -44,17 +46,21 @@ export function helm(args: readonly string[]): string {
   }
 }
 
+/** `-f` arguments for the values, override objects written into `dir`. */
+function valuesFileArgs(dir: string, values: readonly Values[]): string[] {
+  return values.flatMap((value, i) => {
+    if (typeof value === 'string') return ['-f', value];
+    const file = join(dir, `override-${i}.yaml`);
+    writeFileSync(file, JSON.stringify(value)); // JSON is YAML; null deletes a key, as in `helm -f`
+    return ['-f', file];
+  });
+}
+
 /** `-f` arguments for the values, override objects written to a temporary directory for the call. */
 function withValuesFiles<T>(values: readonly Values[], run: (args: string[]) => T): T {
   const dir = mkdtempSync(join(tmpdir(), 'helm-values-'));
   try {
-    const args = values.flatMap((value, i) => {
-      if (typeof value === 'string') return ['-f', value];
-      const file = join(dir, `override-${i}.yaml`);
-      writeFileSync(file, JSON.stringify(value)); // JSON is YAML; null deletes a key, as in `helm -f`
-      return ['-f', file];
-    });
-    return run(args);
+    return run(valuesFileArgs(dir, values));
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
@@ -67,6 +73,28 @@ export function renderChart(values: readonly Values[] = [], options: RenderOptio
       ...(options.skipSchemaValidation ? ['--skip-schema-validation'] : []), ...files]),
   );
   return { output, objects: parseManifests(output) };
+}
+
+/**
+ * `helm template` against the cluster of `kubeconfig`, so that `lookup` answers from it. Asynchronous
+ * (unlike renderChart): the fake cluster of fake-kube-api.ts answers from this process.
+ */
+export async function renderChartOnCluster(kubeconfig: string, values: readonly Values[] = [], options: Pick<RenderOptions, 'releaseName' | 'namespace'> = {}): Promise<Rendered> {
+  const dir = mkdtempSync(join(tmpdir(), 'helm-values-'));
+  try {
+    const files = valuesFileArgs(dir, values);
+    // The fake cluster serves no OpenAPI documents: the objects are validated by validateObjects instead.
+    const args = ['template', options.releaseName ?? 'test', CHART_DIR, '--namespace', options.namespace ?? 'default', '--dry-run=server', '--disable-openapi-validation', '--kubeconfig', kubeconfig, ...files];
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(requireKubeTool('helm'), args, { encoding: 'utf8', maxBuffer: 16 * 1024 * 1024, timeout: 60_000 }, (err, stdout, stderr) => {
+        if (err) reject(new Error(`helm template failed: ${(stderr || stdout || String(err)).trim()}`));
+        else resolve(stdout);
+      });
+    });
+    return { output, objects: parseManifests(output) };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** NOTES.txt as `helm install` renders it (`helm template` leaves it out): a client-side dry run. */

@@ -303,3 +303,43 @@ registry requires it of every TokenService call, the gateways present it.
       key: registry-internal-token
       {{- end }}
 {{- end }}
+
+{{/*
+Refuses a registry egress policy that would cut the registry off: one that cannot apply (no
+NetworkPolicy), or one without the database's (or the configured Redis's) peers. An empty peer
+list in an egress rule would admit every destination, so the chart never renders one.
+*/}}
+{{- define "dynamic-events.validateRegistryEgress" -}}
+{{- $egress := .Values.networkPolicy.registryEgress }}
+{{- if $egress.enabled }}
+{{- if not .Values.networkPolicy.enabled }}
+{{- fail "networkPolicy.registryEgress.enabled needs networkPolicy.enabled: the egress rules are part of the registry's NetworkPolicy." }}
+{{- end }}
+{{- if not $egress.postgres.to }}
+{{- fail "networkPolicy.registryEgress.postgres.to must name the database (NetworkPolicyPeers: an ipBlock, or namespace and pod selectors): the chart cannot know where postgres.url points, and a registry without its database never becomes ready." }}
+{{- end }}
+{{- if not $egress.postgres.ports }}
+{{- fail "networkPolicy.registryEgress.postgres.ports must list the database's ports." }}
+{{- end }}
+{{- if and (or .Values.redis.url .Values.redis.existingSecret) (not (and $egress.redis.to $egress.redis.ports)) }}
+{{- fail "networkPolicy.registryEgress.redis.to (and .ports) must name Redis (NetworkPolicyPeers) while redis.url or redis.existingSecret is set: the chart cannot know where it points." }}
+{{- end }}
+{{- end }}
+{{- end }}
+
+{{/*
+WEBHOOK_SECRET_KEY from the user's Secret or the chart's (registry/webhook-secret.yaml): it seals
+the webhooks' signing secrets, so only the registry, which delivers the webhooks, gets it.
+*/}}
+{{- define "dynamic-events.webhookKeyEnv" -}}
+- name: WEBHOOK_SECRET_KEY
+  valueFrom:
+    secretKeyRef:
+      {{- if .Values.webhooks.existingSecret }}
+      name: {{ .Values.webhooks.existingSecret }}
+      key: {{ .Values.webhooks.existingSecretKey }}
+      {{- else }}
+      name: {{ include "dynamic-events.componentName" (list . "webhooks") }}
+      key: webhook-secret-key
+      {{- end }}
+{{- end }}
