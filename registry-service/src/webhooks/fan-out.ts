@@ -35,10 +35,12 @@ export function createFanOut(pool: pg.Pool) {
       const { cursors, skipped } = await lockCursorsBehind(db, bound);
       if (cursors.length === 0) return { created: 0, more: false, lost: false, skipped };
       const from = cursors.reduce((min, c) => (c.fannedThrough < min ? c.fannedThrough : min), bound);
-      const page = await commitsBetween(db, from, bound, PAGE_COMMITS, PAGE_BYTES);
+      // Commits up to the bound are finished and never change: read on the pool (recordsOf reads its
+      // kinds in parallel, which one transaction's connection would only queue).
+      const page = await commitsBetween(pool, from, bound, PAGE_COMMITS, PAGE_BYTES);
       const full = page.cut || page.commits.length === PAGE_COMMITS;
       const through = full ? (page.commits.at(-1)?.seq ?? bound) : bound;
-      const records = await recordsOf(db, page.commits);
+      const records = await recordsOf(pool, page.commits);
       const bodies = new Map<Change, string>();
       const deliveries: NewDelivery[] = [];
       const targets = cursors.map((c) => ({ ...c, filter: filterFromJson(c.filter) }));
