@@ -14,7 +14,7 @@ import { accessLog } from './middleware/access-log.js';
 import { createAuthenticator } from '../tokens/authenticator.js';
 import { createAccessWatch } from '../tokens/access-watch.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
-import { createAdminMatch } from '../tokens/admin-credential.js';
+import { createAdminMatch, refuseAdminOnPost } from '../tokens/admin-credential.js';
 import type { ConsoleBundle } from './console-bundle.js';
 import { consoleHeaders, consoleRoutes } from './routes/console.js';
 import { errors } from './middleware/errors.js';
@@ -22,6 +22,7 @@ import { checkMatchedRoute } from './matched-route.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { requireHost } from './middleware/require-host.js';
+import { jsonHeaders } from './middleware/json-headers.js';
 import { closeWhenDraining } from './middleware/close-when-draining.js';
 import { createFastPost } from './fast-post.js';
 import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
@@ -87,7 +88,11 @@ const consoleServed = (deps: AppDeps): boolean => deps.tokens !== undefined && d
 function createPost(deps: AppDeps): DynamicEventPost {
   return createDynamicEventPost({
     base: apiBase(deps),
-    authenticate: createAuthenticator({ token: deps.config.dynamicEventsToken, tokens: deps.tokens?.source, metrics: deps.metrics }),
+    authenticate: refuseAdminOnPost(
+      createAuthenticator({ token: deps.config.dynamicEventsToken, tokens: deps.tokens?.source, metrics: deps.metrics }),
+      deps.config.adminToken,
+      deps.metrics,
+    ),
     registry: deps.registry,
     media: deps.media,
     maxBodyBytes: deps.config.maxBodyBytes,
@@ -118,6 +123,7 @@ function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Ko
   app.use(accessLog(deps));
   app.use(httpMetrics(deps));
   app.use(requireHost());
+  app.use(jsonHeaders());
   app.use(closeWhenDraining(draining));
   if (consoleServed(deps)) app.use(consoleHeaders(apiBase(deps)));
   app.use(jsonFallbacks());
