@@ -65,7 +65,7 @@ describe('OpenAPI document', () => {
     // Parameter names may differ (`:deviceName` and `{device_name}`): compare the shapes.
     const shape = (path: string) => path.replace(/:[A-Za-z_]+|\{[^}]+\}/g, '{}');
     const served = routeTable({
-      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, adminToken: 'a'.repeat(32), maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 },
+      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, adminToken: 'a'.repeat(32), maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 , maxStreams: 1000, maxStreamsPerToken: 200, maxStreamsPerClient: 100 },
       logger: pino({ level: 'silent' }),
       registry: fakeRegistry(),
       media: fakeMedia(),

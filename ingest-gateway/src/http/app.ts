@@ -31,13 +31,17 @@ import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
 import { readRoutes } from './routes/reads.js';
 import { streamRoutes } from './routes/stream.js';
+import { createStreamCaps } from '../watch/stream-caps.js';
 import { tokenAdminRoutes } from './routes/token-admin.js';
 import type { TokenSource } from '../tokens/token-sync.js';
 import type { RateLimiter } from '../tokens/rate-limit.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
-  config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'> &
+  config: Pick<
+    GatewayConfig,
+    'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes' | 'maxStreams' | 'maxStreamsPerToken' | 'maxStreamsPerClient'
+  > &
     Partial<Pick<GatewayConfig, 'adminToken'>>;
   logger: Logger;
   registry: RegistryClient;
@@ -143,7 +147,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
-  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget });
+  const caps = createStreamCaps(deps.config);
+  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget, caps });
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
