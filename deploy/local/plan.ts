@@ -38,6 +38,15 @@ export interface StackPlan {
  */
 const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 
+/** ALLOWED_HOSTS as set, else the loopback names and the host of PUBLIC_BASE_URL (the gateway's check: allowed-hosts.ts). */
+function allowedHosts(config: LauncherConfig): string {
+  if (config.ALLOWED_HOSTS !== undefined) return config.ALLOWED_HOSTS;
+  const hosts = ['localhost', '127.0.0.1', '::1'];
+  const own = config.PUBLIC_BASE_URL === undefined ? undefined : new URL(config.PUBLIC_BASE_URL).hostname;
+  if (own !== undefined && !hosts.includes(own)) hosts.push(own);
+  return hosts.join(',');
+}
+
 export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
   const { ports, moved, problems } = await planPorts([
@@ -68,7 +77,7 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
   };
   const metricsPorts = { gateway: port('GATEWAY_METRICS_PORT'), registry: port('REGISTRY_METRICS_PORT'), media: port('MEDIA_METRICS_PORT') };
   const envs = {
-    gateway: { ...shared, METRICS_PORT: String(metricsPorts.gateway) },
+    gateway: { ...shared, METRICS_PORT: String(metricsPorts.gateway), ALLOWED_HOSTS: allowedHosts(config) },
     registry: { ...shared, METRICS_PORT: String(metricsPorts.registry) },
     media: { ...shared, METRICS_PORT: String(metricsPorts.media) },
   };

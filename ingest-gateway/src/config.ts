@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { parseAllowedHosts, type AllowedHosts } from './http/allowed-hosts.js';
 import {
+  ALLOWED_HOSTS,
   connectable,
   defineEnv,
   DRAIN_DELAY_MS,
@@ -34,6 +36,8 @@ export interface GatewayConfig {
   platformSegment: string;
   /** Base of public URLs (no trailing slash): the gateway builds every public URL, image URLs included. */
   publicBaseUrl: string;
+  /** ALLOWED_HOSTS: the Host names served (421 otherwise); undefined: any. */
+  allowedHosts: AllowedHosts;
   /** The bootstrap token: when set, POST and the read endpoints need `Authorization: Bearer <token>`. */
   dynamicEventsToken: string | undefined;
   /** The admin API's credential; undefined: the admin API and the settings console are off (404). */
@@ -88,6 +92,7 @@ export const GATEWAY_ENV = defineEnv(
     HOST,
     PLATFORM_SEGMENT,
     PUBLIC_BASE_URL,
+    ALLOWED_HOSTS,
     DYNAMIC_EVENTS_TOKEN,
     ADMIN_TOKEN: text({
       // At least 32 characters: it manages every token, so it must not be guessable.
@@ -186,6 +191,7 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     host: v.HOST,
     platformSegment: v.PLATFORM_SEGMENT,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    allowedHosts: parseAllowedHosts(v.ALLOWED_HOSTS),
     dynamicEventsToken: v.DYNAMIC_EVENTS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
     consoleDir: CONSOLE_DIR,

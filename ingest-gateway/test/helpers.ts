@@ -53,6 +53,8 @@ export interface GatewayOptions {
   console?: AppDeps['console'];
   /** What SSE responses may hold for their clients (default: the production bounds). */
   sseBudget?: AppDeps['sseBudget'];
+  /** ALLOWED_HOSTS (default: any Host). */
+  allowedHosts?: AppDeps['config']['allowedHosts'];
   /** MAX_STREAMS, MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_CLIENT (default: config.ts's defaults). */
   streamCaps?: Pick<AppDeps['config'], 'maxStreams' | 'maxStreamsPerToken' | 'maxStreamsPerClient'>;
 }
@@ -86,6 +88,7 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
       maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
       maxImageBytes: options.maxImageBytes ?? 10 * 1024 * 1024,
       maxInflightBodyBytes: options.maxInflightBodyBytes ?? 32 * 1024 * 1024,
+      allowedHosts: options.allowedHosts,
       maxStreams: options.streamCaps?.maxStreams ?? DEFAULTS.maxStreams,
       maxStreamsPerToken: options.streamCaps?.maxStreamsPerToken ?? DEFAULTS.maxStreamsPerToken,
       maxStreamsPerClient: options.streamCaps?.maxStreamsPerClient ?? DEFAULTS.maxStreamsPerClient,

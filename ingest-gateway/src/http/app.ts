@@ -42,7 +42,7 @@ export interface AppDeps {
     GatewayConfig,
     'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes' | 'maxStreams' | 'maxStreamsPerToken' | 'maxStreamsPerClient'
   > &
-    Partial<Pick<GatewayConfig, 'adminToken'>>;
+    Partial<Pick<GatewayConfig, 'adminToken' | 'allowedHosts'>>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
@@ -75,7 +75,7 @@ export function routeTable(deps: AppDeps): Array<{ method: string; path: string 
  */
 export function createRequestHandler(deps: AppDeps): RequestListener {
   const post = createPost(deps);
-  const fast = createFastPost(post, { logger: deps.logger, metrics: deps.metrics, draining: deps.draining ?? new AbortController().signal });
+  const fast = createFastPost(post, { logger: deps.logger, metrics: deps.metrics, draining: deps.draining ?? new AbortController().signal, allowedHosts: deps.config.allowedHosts });
   const koa = createApp(deps, post).callback();
   return (req, res) => {
     if (!fast(req, res)) void koa(req, res);
@@ -126,8 +126,8 @@ function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Ko
   app.use(requestId());
   app.use(accessLog(deps));
   app.use(httpMetrics(deps));
-  app.use(requireHost());
   app.use(jsonHeaders());
+  app.use(requireHost(deps.config.allowedHosts));
   app.use(closeWhenDraining(draining));
   if (consoleServed(deps)) app.use(consoleHeaders(apiBase(deps)));
   app.use(jsonFallbacks());

@@ -7,6 +7,7 @@ import { createFailureAnswer } from './failure-answer.js';
 import { createHttpMetricsRecorder } from './middleware/http-metrics.js';
 import { requestIdOf } from './middleware/request-id.js';
 import { checkHost } from './middleware/require-host.js';
+import type { AllowedHosts } from './allowed-hosts.js';
 import { JSON_HEADERS } from './middleware/json-headers.js';
 import { closeIfDraining } from './middleware/close-when-draining.js';
 import { runDynamicEventPost, type DynamicEventPost } from './routes/dynamic-events.js';
@@ -20,6 +21,8 @@ interface FastPostDeps {
   metrics: Metrics;
   /** Aborted when shutdown starts: responses then close their connection. */
   draining: AbortSignal;
+  /** ALLOWED_HOSTS (undefined: any Host). */
+  allowedHosts?: AllowedHosts;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
@@ -45,7 +48,7 @@ export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): Fast
   /** Host check (the Koa chain's requireHost), then the POST's steps (runDynamicEventPost); never rejects. */
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     try {
-      checkHost(req);
+      checkHost(req, deps.allowedHosts);
       send(res, 200, requestId, JSON.stringify(await runDynamicEventPost(post, req, requestId)), undefined, deps.draining);
     } catch (err) {
       fail(res, requestId, err);
