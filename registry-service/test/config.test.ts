@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       idempotencyKeyTtlSeconds: 86_400,
       eventRetentionSeconds: undefined,
       watchRetentionSeconds: 86_400,
+      maxWatches: 4000,
       internalToken: CREDENTIAL,
     });
     expect(Object.isFrozen(config)).toBe(true);

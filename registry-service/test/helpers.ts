@@ -14,6 +14,7 @@ import type { Locker } from '../src/locks/locker.js';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { createServer, type RegistryServer } from '../src/server.js';
+import { REGISTRY_ENV } from '../src/config.js';
 
 export const silent = pino({ level: 'silent' });
 
@@ -54,6 +55,8 @@ export interface StartOptions {
   listPageMaxBytes?: number;
   /** Bytes Watch streams may hold for their clients together (default 64 MiB). */
   watchHeldBytes?: number;
+  /** MAX_WATCHES (default: config.ts's default). */
+  maxWatches?: number;
 }
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
@@ -81,6 +84,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     watchRetentionSeconds: options.watchRetentionSeconds,
     listPageMaxBytes: options.listPageMaxBytes,
     watchHeldBytes: options.watchHeldBytes,
+    maxWatches: options.maxWatches ?? (REGISTRY_ENV.vars.MAX_WATCHES.schema.default as number),
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();

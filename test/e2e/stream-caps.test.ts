@@ -4,7 +4,7 @@
  * MAX_STREAMS_PER_CLIENT of them and 429 for the rest; 3,000 more from 30 addresses fill the
  * gateway's MAX_STREAMS and get 503 beyond; meanwhile no process passes its chart memory limit
  * (gateway 512 MiB, registry 256 MiB), and once they close the places and the memory come back.
- * The figures are printed; test/bench/README.md keeps a run of them.
+ * The figures are printed; ingest-gateway/README.md ("Stream caps") keeps a run of them.
  */
 import { request, type ClientRequest } from 'node:http';
 import { pollUntil } from '@dynamic-events/proto/runtime';
