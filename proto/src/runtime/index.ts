@@ -24,6 +24,7 @@ export { giveBuffersHeadroom } from './heap-headroom.js';
 export { onShutdownSignal, runMain } from './lifecycle.js';
 export { createLogger } from './logger.js';
 export type { Logger } from './logger.js';
+export { collectAfterBursts } from './memory-return.js';
 export { createMetricsServer, listenHttp } from './metrics-server.js';
 export { pollUntil } from './poll.js';
 export { MEDIA_PROTO, REGISTRY_PROTO, TOKENS_PROTO, addReflection } from './reflection.js';
