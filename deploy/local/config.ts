@@ -5,6 +5,7 @@
  * the ports it chooses and the defaults below that differ for one machine.
  */
 import {
+  ALLOWED_HOSTS,
   connectable,
   DATA_DIR,
   DATABASE_URL,
@@ -49,6 +50,8 @@ export const LAUNCHER_ENV = defineEnv({
   HOST,
   PLATFORM_SEGMENT,
   PUBLIC_BASE_URL,
+  // One machine, often listening on 0.0.0.0: only the names it is reached by (plan.ts), unless set.
+  ALLOWED_HOSTS: { ...ALLOWED_HOSTS, defaultText: '`localhost`, `127.0.0.1`, `::1` and the host of `PUBLIC_BASE_URL`' },
   DATA_DIR,
   DATABASE_URL: { ...DATABASE_URL, defaultText: 'an embedded Postgres' },
   REGISTRY_GRPC_PORT: internalPort(connectable(REGISTRY_GRPC_PORT)),

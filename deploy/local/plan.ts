@@ -41,6 +41,15 @@ const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
 /** The networks `npm start`'s registry lets webhooks reach when WEBHOOK_ALLOWED_NETWORKS is unset: loopback. */
 const LOCAL_WEBHOOK_NETWORKS = '127.0.0.0/8,::1/128';
 
+/** ALLOWED_HOSTS as set, else the loopback names and the host of PUBLIC_BASE_URL (the gateway's check: allowed-hosts.ts). */
+function allowedHosts(config: LauncherConfig): string {
+  if (config.ALLOWED_HOSTS !== undefined) return config.ALLOWED_HOSTS;
+  const hosts = ['localhost', '127.0.0.1', '::1'];
+  const own = config.PUBLIC_BASE_URL === undefined ? undefined : new URL(config.PUBLIC_BASE_URL).hostname;
+  if (own !== undefined && !hosts.includes(own)) hosts.push(own);
+  return hosts.join(',');
+}
+
 export async function planStack(config: LauncherConfig, env: Environment, internalToken?: string, webhookKey?: string): Promise<StackPlan> {
   const { GRPC_HOST: grpcHost, METRICS_HOST: metricsHost } = config;
   const { ports, moved, problems } = await planPorts([
@@ -75,7 +84,7 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
   // A stack on one machine delivers to receivers on that machine too (the chart trusts no network by default).
   const webhookNetworks = env.WEBHOOK_ALLOWED_NETWORKS ?? LOCAL_WEBHOOK_NETWORKS;
   const envs = {
-    gateway: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.gateway) },
+    gateway: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.gateway), ALLOWED_HOSTS: allowedHosts(config) },
     registry: { ...shared, ...(sealing === undefined ? {} : { WEBHOOK_SECRET_KEY: sealing }), WEBHOOK_ALLOWED_NETWORKS: webhookNetworks, METRICS_PORT: String(metricsPorts.registry) },
     media: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.media) },
   };

@@ -1,5 +1,7 @@
 import { fileURLToPath } from 'node:url';
+import { parseAllowedHosts, type AllowedHosts } from './http/allowed-hosts.js';
 import {
+  ALLOWED_HOSTS,
   connectable,
   defineEnv,
   DRAIN_DELAY_MS,
@@ -34,6 +36,8 @@ export interface GatewayConfig {
   platformSegment: string;
   /** Base of public URLs (no trailing slash): the gateway builds every public URL, image URLs included. */
   publicBaseUrl: string;
+  /** ALLOWED_HOSTS: the Host names served (421 otherwise); undefined: any. */
+  allowedHosts: AllowedHosts;
   /** The bootstrap token: when set, POST and the read endpoints need `Authorization: Bearer <token>`. */
   dynamicEventsToken: string | undefined;
   /** The admin API's credential; undefined: the admin API and the settings console are off (404). */
@@ -65,6 +69,10 @@ export interface GatewayConfig {
   shutdownTimeoutMs: number;
   /** After SIGTERM: how long /readyz answers 503 while requests are still served (endpoints update meanwhile). */
   drainDelayMs: number;
+  /** SSE streams open at once: in all (503 beyond), per token and per client address (429 beyond; 0: no cap per address). */
+  maxStreams: number;
+  maxStreamsPerToken: number;
+  maxStreamsPerClient: number;
   /** Idle keep-alive sockets live this long; must exceed the ingress/load balancer's idle timeout. */
   keepAliveTimeoutMs: number;
   /** Prometheus /metrics listens here, never on the public port. */
@@ -84,6 +92,7 @@ export const GATEWAY_ENV = defineEnv(
     HOST,
     PLATFORM_SEGMENT,
     PUBLIC_BASE_URL,
+    ALLOWED_HOSTS,
     DYNAMIC_EVENTS_TOKEN,
     ADMIN_TOKEN: text({
       // At least 32 characters: it manages every token, so it must not be guessable.
@@ -137,6 +146,22 @@ export const GATEWAY_ENV = defineEnv(
       description: 'Events waiting for a `RecordEvents` batch; beyond it a POST gets 503 with `Retry-After` at once instead of growing memory or timing out.',
     }),
     INGEST_QUEUE_MAX_BYTES: integer({ minimum: 1, maximum: 4096 * MIB, default: 64 * MIB, description: 'The same bound in encoded bytes (64 MiB).' }),
+    // About 55 KB in the gateway and 30 KB in the registry per stream of a filter of its own: 1,000
+    // keep both well under the chart's limits (512 and 256 MiB) beside the ingest buffers.
+    MAX_STREAMS: integer({
+      minimum: 1,
+      maximum: 100_000,
+      default: 1000,
+      description: 'Event streams (`…/dynamic-events/stream`) open at once on this gateway; beyond it a stream gets 503 with `Retry-After`. Sized to the chart\'s memory limits: see [Limits](#limits).',
+    }),
+    MAX_STREAMS_PER_TOKEN: integer({ minimum: 1, maximum: 100_000, default: 200, description: 'Event streams one token may hold open on this gateway; beyond it 429 with `Retry-After`.' }),
+    MAX_STREAMS_PER_CLIENT: integer({
+      minimum: 0,
+      maximum: 100_000,
+      default: 100,
+      description:
+        'Event streams one client address (IPv6: its /64) may hold open on this gateway, with or without a token; beyond it 429 with `Retry-After`. `0`: no cap per address (behind a proxy every client has its address; the chart sets `0`).',
+    }),
     SHUTDOWN_TIMEOUT_MS,
     DRAIN_DELAY_MS,
     METRICS_PORT: metricsPort(9464),
@@ -166,6 +191,7 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     host: v.HOST,
     platformSegment: v.PLATFORM_SEGMENT,
     publicBaseUrl: (v.PUBLIC_BASE_URL ?? `http://localhost:${v.PORT}`).replace(/\/+$/, ''),
+    allowedHosts: parseAllowedHosts(v.ALLOWED_HOSTS),
     dynamicEventsToken: v.DYNAMIC_EVENTS_TOKEN,
     adminToken: v.ADMIN_TOKEN,
     consoleDir: CONSOLE_DIR,
@@ -185,6 +211,9 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     ingestQueueMaxBytes: v.INGEST_QUEUE_MAX_BYTES,
     shutdownTimeoutMs: v.SHUTDOWN_TIMEOUT_MS,
     drainDelayMs: v.DRAIN_DELAY_MS,
+    maxStreams: v.MAX_STREAMS,
+    maxStreamsPerToken: v.MAX_STREAMS_PER_TOKEN,
+    maxStreamsPerClient: v.MAX_STREAMS_PER_CLIENT,
     keepAliveTimeoutMs: v.HTTP_KEEP_ALIVE_TIMEOUT_MS,
     metricsPort: v.METRICS_PORT,
     metricsHost: v.METRICS_HOST,

@@ -100,3 +100,21 @@ describe('the admin credential on the read routes', () => {
     expect(await failures('invalid')).toBe(1);
   });
 });
+
+describe('the admin credential on an open instance', () => {
+  it('cannot post events on an open instance either: 401, counted, nothing recorded, while a POST without it is recorded', async () => {
+    await start({ bootstrap: false });
+    tokens.requireToken = false;
+    const refused = await gw!.post(validBody(), bearer(ADMIN));
+    expect(refused.status).toBe(401);
+    expect(refused.json).toEqual({ error: 'invalid bearer token' });
+    expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="dynamic-events", error="invalid_token"');
+    expect(await failures('invalid')).toBe(1);
+    // The Koa route (another spelling of the path) refuses it too.
+    const koa = await fetch(`${gw!.url}${API}/dynamic-events/`, { method: 'POST', headers: { 'Content-Type': 'application/json', ...bearer(ADMIN) }, body: JSON.stringify(validBody()) });
+    expect(koa.status).toBe(401);
+    expect(gw!.registry.recorded).toEqual([]);
+    expect((await gw!.post(validBody())).status).toBe(200);
+    expect((await gw!.post(validBody(), bearer('any-other-secret'))).status).toBe(200);
+  });
+});

@@ -58,7 +58,7 @@ describe('the app over the real clients', () => {
   it('stores the image, records the event and serves the image back', async () => {
     const metrics = createMetrics();
     const handler = createRequestHandler({
-      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE, maxInflightBodyBytes: 64 * 1024 * 1024 },
+      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, maxBodyBytes: 16 * 1024 * 1024, maxImageBytes: MAX_IMAGE, maxInflightBodyBytes: 64 * 1024 * 1024 , maxStreams: 1000, maxStreamsPerToken: 200, maxStreamsPerClient: 100 },
       logger,
       registry: registryClient,
       media: mediaClient,

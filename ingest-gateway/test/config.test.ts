@@ -6,6 +6,14 @@ import { loadConfig } from '../src/config.js';
 const CREDENTIAL = 'config-test-internal-credential-0123456789';
 const load = (env: Record<string, string>) => loadConfig({ REGISTRY_INTERNAL_TOKEN: CREDENTIAL, ...env });
 
+describe('ALLOWED_HOSTS', () => {
+  it('reads names separated by commas (port-free, lower case), `*` as any Host, and refuses anything else naming the variable', () => {
+    expect(load({ ALLOWED_HOSTS: 'API.example.com, localhost,::1,[::2]' }).allowedHosts).toEqual(new Set(['api.example.com', 'localhost', '::1', '::2']));
+    expect(load({ ALLOWED_HOSTS: '*' }).allowedHosts).toBeUndefined();
+    for (const bad of ['a b', 'a,,b', 'https://a.example', 'a/b']) expect(() => load({ ALLOWED_HOSTS: bad }), bad).toThrow(/ALLOWED_HOSTS/);
+  });
+});
+
 describe('loadConfig', () => {
   it('has working defaults with an empty environment', () => {
     expect(load({})).toEqual({
@@ -14,6 +22,7 @@ describe('loadConfig', () => {
       host: '0.0.0.0',
       platformSegment: 'platform',
       publicBaseUrl: 'http://localhost:8080',
+      allowedHosts: undefined,
       dynamicEventsToken: undefined,
       adminToken: undefined,
       // This package's console build, wherever the package lies.
@@ -33,6 +42,9 @@ describe('loadConfig', () => {
       ingestQueueMaxBytes: 67_108_864,
       shutdownTimeoutMs: 8000,
       drainDelayMs: 0,
+      maxStreams: 1000,
+      maxStreamsPerToken: 200,
+      maxStreamsPerClient: 100,
       keepAliveTimeoutMs: 65_000,
       metricsPort: 9464,
       metricsHost: '0.0.0.0',

@@ -9,6 +9,7 @@ import { createLogger, createMetricsServer, listenHttp } from '@dynamic-events/p
 import { createRequestHandler, type AppDeps } from '../src/http/app.js';
 import { createHttpServer, handleClientErrors } from '../src/http/http-server.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
+import { loadConfig } from '../src/config.js';
 import { fakeMedia, type FakeMedia } from './fake-media.js';
 import { fakeRegistry, type FakeRegistry } from './fake-registry.js';
 
@@ -54,7 +55,14 @@ export interface GatewayOptions {
   console?: AppDeps['console'];
   /** What SSE responses may hold for their clients (default: the production bounds). */
   sseBudget?: AppDeps['sseBudget'];
+  /** ALLOWED_HOSTS (default: any Host). */
+  allowedHosts?: AppDeps['config']['allowedHosts'];
+  /** MAX_STREAMS, MAX_STREAMS_PER_TOKEN, MAX_STREAMS_PER_CLIENT (default: config.ts's defaults). */
+  streamCaps?: Pick<AppDeps['config'], 'maxStreams' | 'maxStreamsPerToken' | 'maxStreamsPerClient'>;
 }
+
+/** config.ts's defaults, for what a test does not set. */
+const DEFAULTS = loadConfig({ REGISTRY_INTERNAL_TOKEN: 'test-internal-credential-0123456789abcdef' });
 
 /** Starts the app with fakes on 127.0.0.1:0; logs are captured (not printed) for assertions. */
 export async function startGateway(options: GatewayOptions = {}): Promise<TestGateway> {
@@ -82,6 +90,10 @@ export async function startGateway(options: GatewayOptions = {}): Promise<TestGa
       maxBodyBytes: options.maxBodyBytes ?? 16 * 1024 * 1024,
       maxImageBytes: options.maxImageBytes ?? 10 * 1024 * 1024,
       maxInflightBodyBytes: options.maxInflightBodyBytes ?? 32 * 1024 * 1024,
+      allowedHosts: options.allowedHosts,
+      maxStreams: options.streamCaps?.maxStreams ?? DEFAULTS.maxStreams,
+      maxStreamsPerToken: options.streamCaps?.maxStreamsPerToken ?? DEFAULTS.maxStreamsPerToken,
+      maxStreamsPerClient: options.streamCaps?.maxStreamsPerClient ?? DEFAULTS.maxStreamsPerClient,
     },
     logger,
     registry,

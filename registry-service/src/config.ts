@@ -49,6 +49,8 @@ interface Config {
   eventRetentionSeconds: number | undefined;
   /** WATCH_RETENTION: how long the watch history is kept (how old a cursor may be to resume). */
   watchRetentionSeconds: number;
+  /** MAX_WATCHES: Watch streams served at once; beyond it UNAVAILABLE. */
+  maxWatches: number;
   /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
   bootstrapToken: string | undefined;
   /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
@@ -134,6 +136,14 @@ export const REGISTRY_ENV = defineEnv({
     default: '1d',
     description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
   }),
+  // About 30 KB per Watch of a filter of its own: 4,000 stay well under the chart's 256 MiB.
+  MAX_WATCHES: integer({
+    minimum: 1,
+    maximum: 100_000,
+    default: 4000,
+    description:
+      '`Watch` streams (each gateway\'s event streams: one per filter, and one per client reading history) this registry serves at once; beyond it a `Watch` ends with `UNAVAILABLE` and the gateway answers the stream 503 with `Retry-After`. Sized to the chart\'s memory limit: see [Limits](#limits).',
+  }),
   DYNAMIC_EVENTS_TOKEN,
   WEBHOOK_SECRET_KEY: text({
     pattern: KEY_BASE64,
@@ -201,6 +211,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
     idempotencyKeyTtlSeconds: v.IDEMPOTENCY_KEY_TTL_SECONDS,
     eventRetentionSeconds: v.EVENT_RETENTION === undefined ? undefined : durationSeconds(v.EVENT_RETENTION),
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
+    maxWatches: v.MAX_WATCHES,
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
     internalToken: v.REGISTRY_INTERNAL_TOKEN,
     webhooks: {

@@ -67,6 +67,7 @@ runMain(logger, async () => {
       eventRetentionSeconds: config.eventRetentionSeconds,
       watchRetentionSeconds: config.watchRetentionSeconds,
       webhooks: config.webhooks,
+      maxWatches: config.maxWatches,
     });
     const { grpc, health, watching, webhooks } = server;
     // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.

@@ -25,6 +25,7 @@ import { createReader } from './reads/reads.js';
 import { createRetention, type Retention } from './jobs/retention.js';
 import { createAuthSettings } from './tokens/token-sync.js';
 import { createTokens } from './tokens/tokens.js';
+import { capWatches } from './watch/watch-cap.js';
 import { createWatching, type Watching } from './watch/watching.js';
 import { createEventRecorder } from './ingest/record-events.js';
 import { createWriteEvents } from './ingest/write-events.js';
@@ -88,6 +89,8 @@ interface ServerDeps {
   webhookResolver?: Resolver;
   /** How often the webhook sender looks again without a wake-up (default 1 s). */
   webhookPollMs?: number;
+  /** MAX_WATCHES: Watch streams served at once (watch-cap.ts). */
+  maxWatches: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -139,7 +142,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const definition = { ...registry.RegistryServiceService, watch: watchMethod };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
-    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: watching.watch, logger }),
+    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: capWatches(watching.watch, deps.maxWatches), logger }),
   );
   const credential = createInternalCredentialCheck(deps.internalToken);
   // The settings module manages tokens and the gateways sync them on the registry's own port, with the internal credential.

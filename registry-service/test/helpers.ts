@@ -17,6 +17,7 @@ import type { Locker } from '../src/locks/locker.js';
 import { createMemoryLocker } from '../src/locks/memory-locker.js';
 import { createMetrics, type Metrics } from '../src/metrics.js';
 import { createServer, type RegistryServer } from '../src/server.js';
+import { REGISTRY_ENV } from '../src/config.js';
 
 export const silent = pino({ level: 'silent' });
 
@@ -61,6 +62,8 @@ export interface StartOptions {
   webhooks?: Partial<WebhookConfig>;
   /** Stands in for DNS in the webhook sender. */
   webhookResolver?: Resolver;
+  /** MAX_WATCHES (default: config.ts's default). */
+  maxWatches?: number;
 }
 
 /** Webhooks as tests run them: loopback receivers allowed, retries after 1 s and 2 s, answers within 5 s. */
@@ -102,6 +105,7 @@ export async function startRegistry(options: StartOptions): Promise<TestRegistry
     webhooks: { ...TEST_WEBHOOK_CONFIG, ...options.webhooks },
     webhookResolver: options.webhookResolver,
     webhookPollMs: 200,
+    maxWatches: options.maxWatches ?? (REGISTRY_ENV.vars.MAX_WATCHES.schema.default as number),
   });
   const port = await server.grpc.listen('127.0.0.1:0');
   await server.health.start();

@@ -29,7 +29,7 @@ const SERVICES = {
   'ingest-gateway': {
     deployment: `${RELEASE}-gateway`,
     env: [...COMMON, 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'ADMIN_TOKEN', 'REGISTRY_INTERNAL_TOKEN', 'TOKEN_SYNC_INTERVAL_MS', 'REDIS_URL', 'REGISTRY_ADDR', 'MEDIA_ADDR',
-      'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS'],
+      'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'MAX_STREAMS_PER_CLIENT', 'ALLOWED_HOSTS'],
     ports: { http: 8080, metrics: 9464 },
     loadConfig: gatewayConfig as (env: Record<string, string>) => object,
     schema: GATEWAY_ENV,

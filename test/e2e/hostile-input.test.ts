@@ -65,7 +65,7 @@ describe('logs (defect 2)', () => {
   it('a chunked framing error and an abort mid-body leave no token, body value or raw bytes in any log, and no error line', async () => {
     const before = stack.output().length;
     const started = new Date().toISOString();
-    const head = `POST /api/platform/dh/dynamic-events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\n`;
+    const head = `POST /api/platform/dh/dynamic-events HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer ${TOKEN}\r\nContent-Type: application/json\r\n`;
     const body = `{"source":{"device_name":"${BODY_VALUE}"`;
     await rawRequest(`${head}Transfer-Encoding: chunked\r\n\r\n${body.length.toString(16)}\r\n${body}\r\nnot-a-chunk\r\n`);
     await rawRequest(`${head}Content-Length: 9000\r\n\r\n${body}`, 150);

@@ -69,7 +69,7 @@ describe('OpenAPI document', () => {
     // Never called: routeTable only registers the routes (a gRPC channel connects on its first call).
     const webhooks = createWebhookClient('127.0.0.1:1', { deadlineMs: 1, credential: 'unused' });
     const served = routeTable({
-      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, adminToken: 'a'.repeat(32), maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 },
+      config: { platformSegment: 'platform', publicBaseUrl: 'http://localhost:8080', dynamicEventsToken: undefined, adminToken: 'a'.repeat(32), maxBodyBytes: 1024, maxImageBytes: 1024, maxInflightBodyBytes: 1024 , maxStreams: 1000, maxStreamsPerToken: 200, maxStreamsPerClient: 100 },
       logger: pino({ level: 'silent' }),
       registry: fakeRegistry(),
       media: fakeMedia(),

@@ -4,7 +4,7 @@
  * CSP's img-src 'self' allows); any other http(s) URL is a link the operator may choose to follow,
  * and anything else (javascript:, data:, garbage) is plain text.
  */
-type ShownUrl = { kind: 'stored'; path: string } | { kind: 'link'; href: string } | { kind: 'text' };
+type ShownUrl = { kind: 'stored'; path: string; href: string } | { kind: 'link'; href: string } | { kind: 'text' };
 
 /** A stored image's key: the SHA-256 of its bytes and the extension of its real format. */
 const STORED_KEY = /^[0-9a-f]{64}\.(?:jpg|png|gif|webp)$/;
@@ -24,7 +24,7 @@ export function shownUrl(raw: string, base: string): ShownUrl {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return { kind: 'text' };
   const prefix = `${base}/media/`;
   if (url.pathname.startsWith(prefix) && url.search === '' && STORED_KEY.test(url.pathname.slice(prefix.length))) {
-    return { kind: 'stored', path: url.pathname };
+    return { kind: 'stored', path: url.pathname, href: url.href };
   }
   return { kind: 'link', href: url.href };
 }

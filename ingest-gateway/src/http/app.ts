@@ -15,7 +15,7 @@ import { accessLog } from './middleware/access-log.js';
 import { createAuthenticator } from '../tokens/authenticator.js';
 import { createAccessWatch } from '../tokens/access-watch.js';
 import { bearerAuth } from './middleware/bearer-auth.js';
-import { createAdminMatch } from '../tokens/admin-credential.js';
+import { createAdminMatch, refuseAdminOnPost } from '../tokens/admin-credential.js';
 import type { ConsoleBundle } from './console-bundle.js';
 import { consoleHeaders, consoleRoutes } from './routes/console.js';
 import { errors } from './middleware/errors.js';
@@ -23,6 +23,7 @@ import { checkMatchedRoute } from './matched-route.js';
 import { httpMetrics } from './middleware/http-metrics.js';
 import { requestId } from './middleware/request-id.js';
 import { requireHost } from './middleware/require-host.js';
+import { jsonHeaders } from './middleware/json-headers.js';
 import { closeWhenDraining } from './middleware/close-when-draining.js';
 import { createFastPost } from './fast-post.js';
 import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
@@ -31,6 +32,7 @@ import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
 import { readRoutes } from './routes/reads.js';
 import { streamRoutes } from './routes/stream.js';
+import { createStreamCaps } from '../watch/stream-caps.js';
 import { tokenAdminRoutes } from './routes/token-admin.js';
 import { webhookAdminRoutes } from './routes/webhook-admin.js';
 import type { TokenSource } from '../tokens/token-sync.js';
@@ -38,8 +40,11 @@ import type { RateLimiter } from '../tokens/rate-limit.js';
 
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
-  config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'> &
-    Partial<Pick<GatewayConfig, 'adminToken'>>;
+  config: Pick<
+    GatewayConfig,
+    'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes' | 'maxStreams' | 'maxStreamsPerToken' | 'maxStreamsPerClient'
+  > &
+    Partial<Pick<GatewayConfig, 'adminToken' | 'allowedHosts'>>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
@@ -74,7 +79,7 @@ export function routeTable(deps: AppDeps): Array<{ method: string; path: string 
  */
 export function createRequestHandler(deps: AppDeps): RequestListener {
   const post = createPost(deps);
-  const fast = createFastPost(post, { logger: deps.logger, metrics: deps.metrics, draining: deps.draining ?? new AbortController().signal });
+  const fast = createFastPost(post, { logger: deps.logger, metrics: deps.metrics, draining: deps.draining ?? new AbortController().signal, allowedHosts: deps.config.allowedHosts });
   const koa = createApp(deps, post).callback();
   return (req, res) => {
     if (!fast(req, res)) void koa(req, res);
@@ -91,7 +96,11 @@ const consoleServed = (deps: AppDeps): boolean => deps.tokens !== undefined && d
 function createPost(deps: AppDeps): DynamicEventPost {
   return createDynamicEventPost({
     base: apiBase(deps),
-    authenticate: createAuthenticator({ token: deps.config.dynamicEventsToken, tokens: deps.tokens?.source, metrics: deps.metrics }),
+    authenticate: refuseAdminOnPost(
+      createAuthenticator({ token: deps.config.dynamicEventsToken, tokens: deps.tokens?.source, metrics: deps.metrics }),
+      deps.config.adminToken,
+      deps.metrics,
+    ),
     registry: deps.registry,
     media: deps.media,
     maxBodyBytes: deps.config.maxBodyBytes,
@@ -121,7 +130,8 @@ function createApp(deps: AppDeps, post: DynamicEventPost = createPost(deps)): Ko
   app.use(requestId());
   app.use(accessLog(deps));
   app.use(httpMetrics(deps));
-  app.use(requireHost());
+  app.use(jsonHeaders());
+  app.use(requireHost(deps.config.allowedHosts));
   app.use(closeWhenDraining(draining));
   if (consoleServed(deps)) app.use(consoleHeaders(apiBase(deps)));
   app.use(jsonFallbacks());
@@ -141,7 +151,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   dynamicEventRoutes(router, post);
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
-  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget });
+  const caps = createStreamCaps(deps.config);
+  streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget, caps });
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });

@@ -7,6 +7,8 @@ import { createFailureAnswer } from './failure-answer.js';
 import { createHttpMetricsRecorder } from './middleware/http-metrics.js';
 import { requestIdOf } from './middleware/request-id.js';
 import { checkHost } from './middleware/require-host.js';
+import type { AllowedHosts } from './allowed-hosts.js';
+import { JSON_HEADERS } from './middleware/json-headers.js';
 import { closeIfDraining } from './middleware/close-when-draining.js';
 import { runDynamicEventPost, type DynamicEventPost } from './routes/dynamic-events.js';
 
@@ -19,9 +21,12 @@ interface FastPostDeps {
   metrics: Metrics;
   /** Aborted when shutdown starts: responses then close their connection. */
   draining: AbortSignal;
+  /** ALLOWED_HOSTS (undefined: any Host). */
+  allowedHosts?: AllowedHosts;
 }
 
 const JSON_TYPE = 'application/json; charset=utf-8';
+const JSON_HEADER_LIST = Object.entries(JSON_HEADERS).flat();
 
 /**
  * POST {base}/dynamic-events at its exact path, on node:http without Koa: the one route that takes
@@ -29,7 +34,7 @@ const JSON_TYPE = 'application/json; charset=utf-8';
  * request, as much as everything else the gateway does for a small event (bench `steady` scenario:
  * the gateway's CPU per event is 312 µs on this path, 406 through Koa).
  * It gives the request what the Koa chain gives every request, through the same functions (request
- * id, access log and HTTP metrics, Host check, failures answered by createFailureAnswer,
+ * id, access log and HTTP metrics, Host check, JSON_HEADERS, failures answered by createFailureAnswer,
  * closeIfDraining), around the POST's steps in their one order: runDynamicEventPost, which the Koa
  * route runs too. Any other spelling of the path (letter case, a trailing slash, percent-encoding)
  * and every other route stay with Koa.
@@ -43,7 +48,7 @@ export function createFastPost(post: DynamicEventPost, deps: FastPostDeps): Fast
   /** Host check (the Koa chain's requireHost), then the POST's steps (runDynamicEventPost); never rejects. */
   async function handle(req: IncomingMessage, res: ServerResponse, requestId: string): Promise<void> {
     try {
-      checkHost(req);
+      checkHost(req, deps.allowedHosts);
       send(res, 200, requestId, JSON.stringify(await runDynamicEventPost(post, req, requestId)), undefined, deps.draining);
     } catch (err) {
       fail(res, requestId, err);
@@ -85,7 +90,7 @@ function isExactly(url: string | undefined, path: string): boolean {
  */
 function send(res: ServerResponse, status: number, requestId: string, json: string, extra: Record<string, string> | undefined, draining: AbortSignal): void {
   if (res.headersSent || res.writableEnded || res.socket?.writable === false) return;
-  const headers = ['X-Request-Id', requestId, 'Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(json))];
+  const headers = ['X-Request-Id', requestId, 'Content-Type', JSON_TYPE, 'Content-Length', String(Buffer.byteLength(json)), ...JSON_HEADER_LIST];
   if (extra) for (const name in extra) headers.push(name, extra[name]!);
   closeIfDraining(res, draining);
   res.writeHead(status, headers);

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { AppError } from '@dynamic-events/proto';
 import type { Metrics } from '../metrics.js';
-import { bearerTokenOf, digest } from './authenticator.js';
+import { bearerTokenOf, digest, invalidToken, type Authenticator } from './authenticator.js';
 
 const CHALLENGE = 'Bearer realm="dynamic-events-admin"';
 
@@ -36,5 +36,21 @@ export function createAdminCheck(adminToken: string, metrics: Metrics): AdminChe
       metrics.authFailures.inc({ reason: 'admin-invalid' });
       throw new AppError('UNAUTHENTICATED', 'invalid admin bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
     }
+  };
+}
+
+/**
+ * The POST's authenticator, refusing the admin credential before anything else: it reads and
+ * manages, it never posts events, whether or not the instance requires a token (an open instance
+ * would otherwise record what it sends). Answered and counted as any wrong token. Requests without
+ * Authorization (an open instance's usual POST) cost nothing more.
+ */
+export function refuseAdminOnPost(authenticate: Authenticator, adminToken: string | undefined, metrics: Metrics): Authenticator {
+  if (adminToken === undefined) return authenticate;
+  const isAdmin = createAdminMatch(adminToken);
+  return (req) => {
+    const presented = req.headers.authorization === undefined ? undefined : bearerTokenOf(req);
+    if (presented !== undefined && isAdmin(presented)) throw invalidToken(metrics);
+    return authenticate(req);
   };
 }

@@ -103,7 +103,7 @@ function sentTwice(raw: string[]): boolean {
 }
 
 /** Wrong, revoked and expired tokens get the same answer: the body never says which. */
-function invalidToken(metrics: Metrics): AppError {
+export function invalidToken(metrics: Metrics): AppError {
   metrics.authFailures.inc({ reason: 'invalid' });
   return new AppError('UNAUTHENTICATED', 'invalid bearer token', { wwwAuthenticate: `${CHALLENGE}, error="invalid_token"` });
 }

@@ -7,8 +7,8 @@ const KEY = `${'ab'.repeat(32)}.png`;
 
 describe('console media links', () => {
   it('loads an image of this gateway store through its same-origin path, whatever host the URL spells', () => {
-    expect(shownUrl(`http://localhost:8080${BASE}/media/${KEY}`, BASE)).toEqual({ kind: 'stored', path: `${BASE}/media/${KEY}` });
-    expect(shownUrl(`https://events.example.com${BASE}/media/${KEY}`, BASE)).toEqual({ kind: 'stored', path: `${BASE}/media/${KEY}` });
+    expect(shownUrl(`http://localhost:8080${BASE}/media/${KEY}`, BASE)).toEqual({ kind: 'stored', path: `${BASE}/media/${KEY}`, href: `http://localhost:8080${BASE}/media/${KEY}` });
+    expect(shownUrl(`https://events.example.com${BASE}/media/${KEY}`, BASE)).toEqual({ kind: 'stored', path: `${BASE}/media/${KEY}`, href: `https://events.example.com${BASE}/media/${KEY}` });
   });
 
   it('links any other http(s) URL, a look-alike media path included, and never loads it', () => {

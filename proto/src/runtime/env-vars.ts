@@ -91,6 +91,15 @@ export const PUBLIC_BASE_URL = text({
     'Public origin used in stored image URLs (the gateway builds every public URL; media returns only keys). Set it to the ingress URL in production.',
 });
 
+/** The gateway's Host check; the launcher gives it a default of its own. */
+export const ALLOWED_HOSTS = text({
+  pattern: '^(\\*|(\\*\\.)?[A-Za-z0-9._:\\[\\]-]+( *, *(\\*\\.)?[A-Za-z0-9._:\\[\\]-]+)*)$',
+  hint: 'must be `*` or host names separated by commas, e.g. api.example.com,localhost',
+  defaultText: 'unset: any Host',
+  description:
+    'Host names (without port, comma-separated; `*.example.com` for one label under it) the gateway answers; any other `Host` gets 421 (`/healthz` and `/readyz` answer any), which keeps a DNS-rebinding page from reading or posting through a browser. `*`: any. The chart sets its ingress hosts.',
+});
+
 const HOST_PORT = { pattern: '^[^\\s:]+(:[^\\s:]*)*:[0-9]{1,5}$', hint: 'must be host:port' };
 
 export const REGISTRY_ADDR = text({

@@ -18,3 +18,25 @@ export function collectGarbage(): void {
   }
   gc();
 }
+
+/**
+ * For a count of open things that leave garbage behind (event streams, Watch calls): call it with
+ * the count at each change. Once the count falls to a quarter of a peak of at least `threshold`
+ * and stays there for `delayMs`, garbage is collected once (collectGarbage) and the peak is
+ * forgotten: a flood of streams that closed gives its memory back while the process idles.
+ */
+export function collectAfterBursts(threshold: number, delayMs = 2000, collect: () => void = collectGarbage): (count: number) => void {
+  let peak = 0;
+  let timer: NodeJS.Timeout | undefined;
+  return (count) => {
+    if (count > peak) peak = count;
+    clearTimeout(timer);
+    timer = undefined;
+    if (peak < threshold || count > peak / 4) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      peak = 0;
+      collect();
+    }, delayMs).unref();
+  };
+}

@@ -4,6 +4,7 @@ import { DataTable } from '../components/data-table.js';
 import { timeText } from '../format.js';
 import type { AttemptJson, DeliveryJson } from '../model.js';
 import { answerText } from '../webhook-format.js';
+import { visible } from '../visible-text.js';
 
 interface DeliveryDetailsProps {
   api: Api;
@@ -60,7 +61,7 @@ export function DeliveryDetails({ api, path, version, onClose }: DeliveryDetails
             <td>{attempt.duration_ms} ms</td>
             <td class="wrap">{attempt.error || 'none'}</td>
             <td class="wrap">
-              <pre class="body-text">{attempt.response_body === '' ? 'empty' : attempt.response_body}</pre>
+              <pre class="body-text">{attempt.response_body === '' ? 'empty' : visible(attempt.response_body)}</pre>
             </td>
           </tr>
         ))}

@@ -8,6 +8,7 @@ import type { DeliveryJson } from '../model.js';
 import { answerText } from '../webhook-format.js';
 import { DeliveryDetails } from './delivery-details.js';
 import { RecoverForm } from './recover-form.js';
+import { visible } from '../visible-text.js';
 
 interface DeliveryLogProps {
   api: Api;
@@ -39,7 +40,7 @@ export function DeliveryLog({ api, path, name, onClose }: DeliveryLogProps) {
   return (
     <section class="details" aria-labelledby="delivery-log-title" id="delivery-log" tabIndex={-1}>
       <div class="details-head">
-        <h2 id="delivery-log-title">Deliveries of {name}</h2>
+        <h2 id="delivery-log-title">Deliveries of {visible(name)}</h2>
         <button type="button" class="secondary" onClick={onClose}>
           Close deliveries
         </button>

@@ -5,6 +5,7 @@ import { DataTable } from '../components/data-table.js';
 import { FilterForm } from '../components/filter-form.js';
 import { Pager } from '../components/pager.js';
 import { creatorText, timeText } from '../format.js';
+import { visible } from '../visible-text.js';
 import { useKeysetPages } from '../keyset-pages.js';
 import type { DeviceJson, EventTypeJson, ObjectJson } from '../model.js';
 
@@ -41,7 +42,7 @@ export function DevicesScreen({ api, names }: ScreenProps) {
       <DataTable caption="Devices" columns={['Device', 'Kind', 'Created', 'Created by token']} rowCount={pages.items.length} empty={pages.loading ? 'Loading…' : 'No devices.'}>
         {pages.items.map((device) => (
           <tr key={device.device_name}>
-            <td class="wrap">{device.device_name}</td>
+            <td class="wrap">{visible(device.device_name)}</td>
             <td>{device.kind}</td>
             <td>{timeText(device.created_at)}</td>
             <td>{creatorText(device.created_by_token_id, names)}</td>
@@ -69,10 +70,10 @@ export function ObjectsScreen({ api, names }: ScreenProps) {
       <DataTable caption="Objects" columns={['Object id', 'Name', 'Type', 'Device', 'Created', 'Created by token']} rowCount={pages.items.length} empty={pages.loading ? 'Loading…' : 'No objects.'}>
         {pages.items.map((object) => (
           <tr key={object.id}>
-            <td class="wrap">{object.id}</td>
-            <td class="wrap">{object.object_name}</td>
-            <td>{object.object_type}</td>
-            <td class="wrap">{object.device_name}</td>
+            <td class="wrap">{visible(object.id)}</td>
+            <td class="wrap">{visible(object.object_name)}</td>
+            <td>{visible(object.object_type)}</td>
+            <td class="wrap">{visible(object.device_name)}</td>
             <td>{timeText(object.created_at)}</td>
             <td>{creatorText(object.created_by_token_id, names)}</td>
           </tr>
@@ -92,10 +93,10 @@ export function EventTypesScreen({ api, names }: ScreenProps) {
       <DataTable caption="Event types" columns={['Domain', 'Event type', 'Display name', 'Description', 'Created', 'Created by token']} rowCount={pages.items.length} empty={pages.loading ? 'Loading…' : 'No event types.'}>
         {pages.items.map((type) => (
           <tr key={`${type.domain}/${type.event_type}`}>
-            <td class="wrap">{type.domain}</td>
-            <td class="wrap">{type.event_type}</td>
-            <td class="wrap">{type.display_name}</td>
-            <td class="wrap">{type.display_description}</td>
+            <td class="wrap">{visible(type.domain)}</td>
+            <td class="wrap">{visible(type.event_type)}</td>
+            <td class="wrap">{visible(type.display_name)}</td>
+            <td class="wrap">{visible(type.display_description)}</td>
             <td>{timeText(type.created_at)}</td>
             <td>{creatorText(type.created_by_token_id, names)}</td>
           </tr>

@@ -2,6 +2,7 @@ import { UrlText } from '../components/shown-url.js';
 import { creatorText, objectOf, timeText } from '../format.js';
 import { shownUrl } from '../media-links.js';
 import type { EventJson } from '../model.js';
+import { visible } from '../visible-text.js';
 
 interface EventDetailsProps {
   event: EventJson;
@@ -11,7 +12,7 @@ interface EventDetailsProps {
 }
 
 /**
- * One event: its fields and properties as text, its video clips as links, its images: those this
+ * One event: its fields and properties as text (control and format characters as escapes), its video clips as links, its images: those this
  * gateway stored as thumbnails, any other http(s) URL as a link (never loaded), the rest as text.
  */
 export function EventDetails({ event, base, names, onClose }: EventDetailsProps) {
@@ -31,11 +32,11 @@ export function EventDetails({ event, base, names, onClose }: EventDetailsProps)
         <dt>Created</dt>
         <dd>{timeText(event.created_at)}</dd>
         <dt>Event type</dt>
-        <dd class="wrap">{event.event_type}</dd>
+        <dd class="wrap">{visible(event.event_type)}</dd>
         <dt>Domain</dt>
-        <dd class="wrap">{event.domain}</dd>
+        <dd class="wrap">{visible(event.domain)}</dd>
         <dt>Object</dt>
-        <dd class="wrap">{event.rels.map(objectOf).join(', ')}</dd>
+        <dd class="wrap">{visible(event.rels.map(objectOf).join(', '))}</dd>
         <dt>Token</dt>
         <dd class="wrap">{creatorText(event.token_id, names)}</dd>
       </dl>
@@ -46,8 +47,8 @@ export function EventDetails({ event, base, names, onClose }: EventDetailsProps)
         <dl class="properties">
           {properties.map(([key, value]) => (
             <div key={key}>
-              <dt class="wrap">{key}</dt>
-              <dd class="wrap">{value}</dd>
+              <dt class="wrap">{visible(key)}</dt>
+              <dd class="wrap">{visible(value)}</dd>
             </div>
           ))}
         </dl>

@@ -1,6 +1,7 @@
 import { DataTable } from '../components/data-table.js';
 import { creatorText, objectOf, timeText } from '../format.js';
 import type { EventJson } from '../model.js';
+import { visible } from '../visible-text.js';
 
 interface EventTableProps {
   rows: EventJson[];
@@ -19,9 +20,9 @@ export function EventTable({ rows, names, selected, onSelect, empty }: EventTabl
       {rows.map((event) => (
         <tr key={event.id} class={event.id === selected ? 'selected clickable' : 'clickable'} onClick={() => onSelect(event)}>
           <td>{timeText(event.created_at)}</td>
-          <td class="wrap">{event.event_type}</td>
-          <td class="wrap">{event.domain}</td>
-          <td class="wrap">{event.rels.map(objectOf).join(', ')}</td>
+          <td class="wrap">{visible(event.event_type)}</td>
+          <td class="wrap">{visible(event.domain)}</td>
+          <td class="wrap">{visible(event.rels.map(objectOf).join(', '))}</td>
           <td class="wrap">{creatorText(event.token_id, names)}</td>
           <td>{event.images.length}</td>
           <td>

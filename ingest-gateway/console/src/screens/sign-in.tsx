@@ -41,7 +41,7 @@ export function SignIn({ base, onSignedIn, ended, onRefused }: SignInProps) {
       <form onSubmit={submit} aria-describedby={refusal ? 'sign-in-refusal' : undefined}>
         <div class="field">
           <label for="admin-token">Admin token</label>
-          <input id="admin-token" type="password" autocomplete="current-password" required value={credential} onInput={(e) => setCredential(e.currentTarget.value)} />
+          <input id="admin-token" type="password" autocomplete="off" required value={credential} onInput={(e) => setCredential(e.currentTarget.value)} />
         </div>
         <button type="submit" disabled={busy}>
           Sign in

@@ -2,6 +2,7 @@ import { DataTable } from '../components/data-table.js';
 import { timeText } from '../format.js';
 import type { WebhookJson } from '../model.js';
 import { filterText, stateText, webhookName } from '../webhook-format.js';
+import { visible } from '../visible-text.js';
 
 /** What a row's buttons ask the screen to do. */
 export type WebhookAction = 'edit' | 'toggle' | 'rotate' | 'deliveries' | 'delete';
@@ -27,8 +28,8 @@ export function WebhookTable({ webhooks, loading, onAction }: WebhookTableProps)
         );
         return (
           <tr key={webhook.id}>
-            <td class="wrap id">{webhook.url}</td>
-            <td class="wrap">{webhook.description}</td>
+            <td class="wrap id">{visible(webhook.url)}</td>
+            <td class="wrap">{visible(webhook.description)}</td>
             <td class={webhook.enabled ? undefined : 'wrap state-off'}>{stateText(webhook)}</td>
             <td class="wrap">{filterText(webhook.filter)}</td>
             <td>{timeText(webhook.created_at)}</td>

@@ -6,13 +6,19 @@ import type { GatewayContext, GatewayMiddleware, GatewayState } from '../context
 /**
  * Every response under the console's path (index, assets, redirects, errors): the page may load
  * only its own files and talk only to this origin, runs no inline script or style, cannot be
- * framed, and sends no Referer (which could carry a filter) anywhere.
+ * framed (X-Frame-Options too, for older browsers), shares no window or file with another origin,
+ * and sends no Referer (which could carry a filter) anywhere.
  */
 export const CONSOLE_HEADERS: Readonly<Record<string, string>> = {
   'Content-Security-Policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
+  // frame-ancestors for browsers that predate it.
+  'X-Frame-Options': 'DENY',
+  // No other origin's window keeps a handle on the page, and no other origin may embed its files.
+  'Cross-Origin-Opener-Policy': 'same-origin',
+  'Cross-Origin-Resource-Policy': 'same-origin',
 };
 
 /** Hashed names change with their content: a browser may keep them forever. */

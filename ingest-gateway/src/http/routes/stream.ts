@@ -14,6 +14,7 @@ import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-ro
 import { EVENT_FILTERS } from './lists.js';
 import { readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
 import { untilDrained } from '../../watch/until-drained.js';
+import type { StreamCaps } from '../../watch/stream-caps.js';
 
 interface StreamDeps {
   auth: GatewayMiddleware;
@@ -28,6 +29,8 @@ interface StreamDeps {
   draining: AbortSignal;
   /** Bytes the responses may hold for their clients (default createSseBudget()). */
   budget?: StreamBudget;
+  /** How many streams may be open per token, per client address and in all (stream-caps.ts). */
+  caps: StreamCaps;
 }
 
 /** A client that takes nothing for this long is cut off (it reconnects with its Last-Event-ID). */
@@ -77,6 +80,7 @@ function renameCursorField(err: unknown, field: string): unknown {
  * down, or its access ends (then an `unauthorized` frame says why). Clients of one filter share a registry stream (watch-hub.ts): a client that falls more than
  * STREAM_LAG_BYTES behind, reads nothing for STREAM_STALL_MS, or holds more than its share of the
  * gateway's SSE bytes when they reach their bound (sse-room.ts), is ended and resumes from its last id.
+ * How many may be open at once is `deps.caps`'s: beyond a cap the answer is 429 or 503.
  */
 export function streamRoutes(router: Router<GatewayState>, base: string, deps: StreamDeps): void {
   const { auth, registry, access, logger, draining } = deps;
@@ -91,6 +95,8 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
     const cursorField = lastEventId ? 'Last-Event-ID' : 'after';
     // A domain-restricted token streams within its domains (device changes never pass a domain filter).
     const query = scopedFilter(readScopeOf(ctx.state.token), { ...eventQueryOf(params), kinds: kindsOf(params.kinds), afterCursor: lastEventId || (params.after ?? '') });
+    // Before any registry stream is opened for it: beyond a cap, 429 or 503 and nothing held.
+    const leave = deps.caps({ token: ctx.state.token, remoteAddress: ctx.req.socket.remoteAddress });
     const stop = new AbortController();
     const end = () => stop.abort();
     const requestId = ctx.state.requestId;
@@ -104,6 +110,7 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
       chunks = await hub.subscribe(query, { requestId, signal: stop.signal });
     } catch (err) {
       draining.removeEventListener('abort', end);
+      leave();
       // Nobody is left to answer.
       if (ctx.req.destroyed) return;
       stop.abort();
@@ -146,6 +153,7 @@ export function streamRoutes(router: Router<GatewayState>, base: string, deps: S
       } finally {
         draining.removeEventListener('abort', end);
         release();
+        leave();
         stop.abort();
         if (lost !== undefined) logger.info({ requestId, reason: lost }, 'event stream ended: its access ended');
         out.end(lost === undefined ? undefined : unauthorizedFrame(lost));

@@ -1,0 +1,44 @@
+/** Resident memory of a stack's services, read from /proc (Linux): what a chart's memory limit counts. */
+import { readFileSync, readdirSync } from 'node:fs';
+
+const read = (path: string): string => {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return '';
+  }
+};
+
+/** VmRSS of a process in MiB (0 once it is gone). */
+export function rssMiB(pid: number): number {
+  return Number(/VmRSS:\s+(\d+)/.exec(read(`/proc/${pid}/status`))?.[1] ?? 0) / 1024;
+}
+
+/** The launcher's service processes by role, found by their entry point among its children. */
+export function servicePids(launcherPid: number): { gateway?: number; registry?: number; media?: number } {
+  const entries = { gateway: '/ingest-gateway/dist/main.js', registry: '/registry-service/dist/main.js', media: '/media-service/dist/main.js' } as const;
+  const found: { gateway?: number; registry?: number; media?: number } = {};
+  const children = readdirSync(`/proc/${launcherPid}/task`).flatMap((tid) => read(`/proc/${launcherPid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number));
+  for (const pid of children) {
+    const argv = read(`/proc/${pid}/cmdline`).split('\0');
+    for (const [role, entry] of Object.entries(entries)) if (argv.some((arg) => arg.endsWith(entry))) found[role as keyof typeof entries] = pid;
+  }
+  return found;
+}
+
+/** Samples the RSS of `pids` every `everyMs`; stop() answers the peak per role in MiB. */
+export function sampleRss<R extends string>(pids: Record<R, number>, everyMs = 100): { stop(): Record<R, number> } {
+  const peak = Object.fromEntries(Object.keys(pids).map((role) => [role, 0])) as Record<R, number>;
+  const sample = () => {
+    for (const role of Object.keys(pids) as R[]) peak[role] = Math.max(peak[role], rssMiB(pids[role]));
+  };
+  sample();
+  const timer = setInterval(sample, everyMs);
+  return {
+    stop() {
+      clearInterval(timer);
+      sample();
+      return peak;
+    },
+  };
+}
