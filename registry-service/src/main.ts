@@ -59,15 +59,8 @@ runMain(logger, async () => {
       locker,
       metrics,
       metricsRegistry: metricsServer.registry,
-      lockWaitMs: config.lockWaitMs,
       internalToken,
-      writeConcurrency: config.writeConcurrency,
-      writeQueueMaxEvents: config.writeQueueMaxEvents,
-      idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
-      eventRetentionSeconds: config.eventRetentionSeconds,
-      watchRetentionSeconds: config.watchRetentionSeconds,
-      webhooks: config.webhooks,
-      maxWatches: config.maxWatches,
+      ...serverSettings(config),
     });
     const { grpc, health, watching, webhooks } = server;
     // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.
@@ -95,6 +88,12 @@ runMain(logger, async () => {
     throw err;
   }
 });
+
+/** The server's settings that come straight from the configuration. */
+function serverSettings(config: ReturnType<typeof loadConfig>) {
+  const { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches } = config;
+  return { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches };
+}
 
 /** What every replica runs in the background once it listens: the key purge, retention, webhook delivery. */
 function startBackground(server: RegistryServer, closers: Array<{ name: string; close: () => Promise<void> }>, logger: Logger): void {

@@ -4,9 +4,9 @@ import { registry } from '@dynamic-events/proto';
 import { afterAll, beforeAll } from 'vitest';
 import { createTestDatabase, TEST_INTERNAL_TOKEN } from '../../test/support/servers.js';
 export { TEST_INTERNAL_TOKEN, testPool } from '../../test/support/servers.js';
-import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { WebhookConfig } from '../src/config.js';
+import { TEST_WEBHOOK_CONFIG } from './webhook-config.js';
 import type { Resolver } from '../src/webhooks/address-guard.js';
 import { pino } from 'pino';
 import { Registry } from 'prom-client';
@@ -20,7 +20,6 @@ import { createServer, type RegistryServer } from '../src/server.js';
 import { REGISTRY_ENV } from '../src/config.js';
 
 export const silent = pino({ level: 'silent' });
-
 
 export interface TestRegistry {
   address: string;
@@ -65,16 +64,6 @@ export interface StartOptions {
   /** MAX_WATCHES (default: config.ts's default). */
   maxWatches?: number;
 }
-
-/** Webhooks as tests run them: loopback receivers allowed, retries after 1 s and 2 s, answers within 5 s. */
-export const TEST_WEBHOOK_CONFIG: WebhookConfig = {
-  secretKey: randomBytes(32),
-  timeoutMs: 5000,
-  retryScheduleSeconds: [1, 2],
-  disableAfterSeconds: 5 * 86_400,
-  allowedNetworks: ['127.0.0.0/8'],
-  maxInFlight: 16,
-};
 
 /** Starts the registry as main.ts wires it (minus env and signals), listening on an ephemeral port. */
 export async function startRegistry(options: StartOptions): Promise<TestRegistry> {
