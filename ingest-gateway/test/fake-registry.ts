@@ -3,7 +3,7 @@
  * RegistryClient), and the read handlers of fake gRPC registries that serve writes only.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, domainAllowed, type registry } from '@dynamic-events/proto';
+import { AppError, domainAllowed, formatTimestamp, microsFromTimestamp, timestampFromMicros, type registry } from '@dynamic-events/proto';
 import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../src/clients/registry.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/model.js';
@@ -122,6 +122,8 @@ function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store)
         createdAt: CREATED_AT,
         updatedAt: CREATED_AT,
         tokenId: input.tokenId ?? null,
+        // As the registry stores it: to the microsecond, rounded up.
+        occurredAt: input.occurredAt === undefined ? null : formatTimestamp(timestampFromMicros(microsFromTimestamp(input.occurredAt)!)),
       };
       events.set(event.id, event);
       return event;

@@ -28,6 +28,8 @@ describe('POST dynamic-events', () => {
       updated_at: CREATED_AT,
       // Who sent it (null: no token).
       token_id: null,
+      // When it happened (null: not sent).
+      occurred_at: null,
     });
     expect(gw.registry.calls).toEqual(['recordEvent']);
     expect(gw.media.calls).toEqual([]);

@@ -2,6 +2,8 @@ import {
   DATABASE_URL,
   defineEnv,
   DRAIN_DELAY_MS,
+  DURATION,
+  durationSeconds,
   DYNAMIC_EVENTS_TOKEN,
   type Environment,
   GRPC_HOST,
@@ -9,6 +11,7 @@ import {
   LOG_LEVEL,
   METRICS_HOST,
   metricsPort,
+  OCCURRED_AT_MAX_SKEW,
   oneOf,
   REDIS_URL,
   REGISTRY_GRPC_PORT,
@@ -48,20 +51,12 @@ interface Config {
   eventRetentionSeconds: number | undefined;
   /** WATCH_RETENTION: how long the watch history is kept (how old a cursor may be to resume). */
   watchRetentionSeconds: number;
+  /** OCCURRED_AT_MAX_SKEW: how far in the future an event's occurred_at may lie. */
+  occurredAtMaxSkewSeconds: number;
   /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
   bootstrapToken: string | undefined;
   /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
   internalToken: string | undefined;
-}
-
-/** A duration such as `30d`, `12h`, `90m` or `3600s`. */
-const DURATION = '^[1-9][0-9]{0,8}[smhd]$';
-const DURATION_HINT = 'must be a duration such as 30d, 12h, 90m or 3600s';
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
-/** Seconds of a DURATION value. */
-function durationSeconds(value: string): number {
-  return Number(value.slice(0, -1)) * (UNIT_SECONDS[value.slice(-1)] ?? Number.NaN);
 }
 
 /** Every variable the registry reads, in the order the README lists them. */
@@ -104,17 +99,16 @@ export const REGISTRY_ENV = defineEnv({
       'How long an `Idempotency-Key` is honoured (60 s to one year). A background purge (every minute, in batches of 1,000, on every replica) then deletes it.',
   }),
   EVENT_RETENTION: text({
-    pattern: DURATION,
-    hint: DURATION_HINT,
+    ...DURATION,
     defaultText: 'unset',
     description: 'Events older than this (`30d`, `12h`, `90m`, `3600s`) are deleted in the background; unset keeps everything. See [Retention](#retention).',
   }),
   WATCH_RETENTION: text({
-    pattern: DURATION,
-    hint: DURATION_HINT,
+    ...DURATION,
     default: '1d',
     description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
   }),
+  OCCURRED_AT_MAX_SKEW,
   DYNAMIC_EVENTS_TOKEN,
   // Unset only for --migrate-only: main.ts refuses to serve TokenService without it.
   REGISTRY_INTERNAL_TOKEN: { ...REGISTRY_INTERNAL_TOKEN, defaultText: 'required' },
@@ -147,6 +141,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
     idempotencyKeyTtlSeconds: v.IDEMPOTENCY_KEY_TTL_SECONDS,
     eventRetentionSeconds: v.EVENT_RETENTION === undefined ? undefined : durationSeconds(v.EVENT_RETENTION),
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
+    occurredAtMaxSkewSeconds: durationSeconds(v.OCCURRED_AT_MAX_SKEW),
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
     internalToken: v.REGISTRY_INTERNAL_TOKEN,
   });

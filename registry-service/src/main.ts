@@ -66,6 +66,7 @@ runMain(logger, async () => {
       idempotencyKeyTtlSeconds: config.idempotencyKeyTtlSeconds,
       eventRetentionSeconds: config.eventRetentionSeconds,
       watchRetentionSeconds: config.watchRetentionSeconds,
+      occurredAtMaxSkewSeconds: config.occurredAtMaxSkewSeconds,
     });
     // Open watches never finish on their own: end them first (UNAVAILABLE), their clients resume on another replica.
     closers.push({

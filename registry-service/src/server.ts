@@ -6,6 +6,7 @@ import {
   type GrpcServer,
 } from '@dynamic-events/proto/runtime';
 import {
+  createOccurredAtRule,
   LIMITS,
   registry,
   REGISTRY_MAX_MESSAGE_BYTES,
@@ -77,6 +78,8 @@ interface ServerDeps {
   listPageMaxBytes?: number;
   /** Bytes Watch streams may hold for their clients, all together (default PROCESS_HELD_BYTES); tests make it small. */
   watchHeldBytes?: number;
+  /** OCCURRED_AT_MAX_SKEW in seconds (default 300). */
+  occurredAtMaxSkewSeconds?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -126,7 +129,16 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const definition = { ...registry.RegistryServiceService, watch: watchMethod };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
-    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: watching.watch, logger }),
+    createRegistryHandlers({
+      watchEncoding,
+      recorder,
+      policyCheck,
+      reader: createReader(pool),
+      lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }),
+      watch: watching.watch,
+      occurredAt: createOccurredAtRule(deps.occurredAtMaxSkewSeconds ?? 300),
+      logger,
+    }),
   );
   // The settings module manages tokens and the gateways sync them on the registry's own port, with the internal credential.
   grpc.addService<registry.TokenServiceServer>(

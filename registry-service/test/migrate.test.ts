@@ -62,6 +62,7 @@ describe.skipIf(!up)('migrations', () => {
       '0009_events_token_index.sql',
       '0010_devices_creator_index.sql',
       '0011_commit_log_event_bytes.sql',
+      '0013_events_occurred_at.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);

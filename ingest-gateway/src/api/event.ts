@@ -14,6 +14,8 @@ export interface EventJson {
   updated_at: string;
   /** The token that sent it (null: none did); not in the spec's example (tokens add it). */
   token_id: string | null;
+  /** When it happened, by the device's clock, in created_at's form (null: not sent). */
+  occurred_at: string | null;
 }
 
 /**
@@ -35,5 +37,6 @@ export function presentEvent(event: RecordedEvent): EventJson {
     created_at: event.createdAt,
     updated_at: event.updatedAt,
     token_id: event.tokenId,
+    occurred_at: event.occurredAt,
   };
 }

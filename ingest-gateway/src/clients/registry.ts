@@ -111,6 +111,7 @@ function toNewEvent(input: EventInput): registry.NewEvent {
     idempotencyKey: input.idempotency?.key ?? '',
     requestHash: input.idempotency?.requestHash ?? '',
     tokenId: input.tokenId ?? '',
+    occurredAt: input.occurredAt,
   };
 }
 

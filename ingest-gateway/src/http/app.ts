@@ -25,6 +25,7 @@ import { requireHost } from './middleware/require-host.js';
 import { closeWhenDraining } from './middleware/close-when-draining.js';
 import { createFastPost } from './fast-post.js';
 import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
+import { batchRoutes, createBatchPost } from './routes/dynamic-events-batch.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
@@ -37,7 +38,7 @@ import type { RateLimiter } from '../tokens/rate-limit.js';
 /** Everything the HTTP app needs; tests pass fakes for the clients. */
 export interface AppDeps {
   config: Pick<GatewayConfig, 'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes'> &
-    Partial<Pick<GatewayConfig, 'adminToken'>>;
+    Partial<Pick<GatewayConfig, 'adminToken' | 'batchMaxEvents' | 'occurredAtMaxSkewSeconds'>>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
@@ -94,6 +95,7 @@ function createPost(deps: AppDeps): DynamicEventPost {
     maxImageBytes: deps.config.maxImageBytes,
     maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
     publicBaseUrl: deps.config.publicBaseUrl,
+    occurredAtMaxSkewSeconds: deps.config.occurredAtMaxSkewSeconds ?? 300,
     limitRate: deps.limitRate,
   });
 }
@@ -135,6 +137,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   const adminToken = deps.config.adminToken;
   const auth = bearerAuth(post.authenticate, adminToken === undefined ? undefined : createAdminMatch(adminToken));
   dynamicEventRoutes(router, post);
+  const { maxBodyBytes, maxImageBytes, batchMaxEvents = 1000 } = deps.config;
+  batchRoutes(router, post, createBatchPost(post, { maxEvents: batchMaxEvents, maxBodyBytes, maxImageBytes, limitRate: deps.limitRate, logger: deps.logger, metrics: deps.metrics }));
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
   streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget });

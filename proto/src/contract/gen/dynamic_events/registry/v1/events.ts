@@ -56,6 +56,11 @@ export interface NewEvent {
    * the event and on every entity the event creates, and it scopes the Idempotency-Key.
    */
   tokenId: string;
+  /**
+   * When the event happened, by the device's clock (unset: not known). From 1970-01-01T00:00:00Z to
+   * OCCURRED_AT_MAX_SKEW (default 5 minutes) ahead of the registry's clock; stored to the microsecond.
+   */
+  occurredAt: Timestamp | undefined;
 }
 
 /** Event is a recorded event. */
@@ -76,6 +81,8 @@ export interface Event {
   objectId: string;
   /** The token that sent it; empty when none did. */
   tokenId: string;
+  /** When the event happened, as sent (NewEvent.occurred_at); unset when none was sent. */
+  occurredAt: Timestamp | undefined;
 }
 
 /** Outcome says which entities this call created (false: an existing one was reused). */
@@ -378,6 +385,7 @@ function createBaseNewEvent(): NewEvent {
     idempotencyKey: "",
     requestHash: "",
     tokenId: "",
+    occurredAt: undefined,
   };
 }
 
@@ -406,6 +414,9 @@ export const NewEvent: MessageFns<NewEvent> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(66).string(message.tokenId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(message.occurredAt, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -487,6 +498,14 @@ export const NewEvent: MessageFns<NewEvent> = {
             message.tokenId = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.occurredAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -514,6 +533,7 @@ function createBaseEvent(): Event {
     deviceName: "",
     objectId: "",
     tokenId: "",
+    occurredAt: undefined,
   };
 }
 
@@ -554,6 +574,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(98).string(message.tokenId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(message.occurredAt, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -665,6 +688,14 @@ export const Event: MessageFns<Event> = {
             }
 
             message.tokenId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.occurredAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
         }
