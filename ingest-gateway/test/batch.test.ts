@@ -69,6 +69,9 @@ describe('POST dynamic-events/batch', () => {
     expect(gw.media.calls).toEqual([]);
   });
 
+});
+
+describe('POST dynamic-events/batch: refusals of one event', () => {
   it('answers an event that is not an object, or one with junk in it, in its own result', async () => {
     const nested = mutate((b) => (b.event.event_data.event_additional_properties = { deep: { deeper: [1] } }));
     const response = await postBatch({ events: [42, nested, validBody(), mutate((b) => (b.event.occurred_at = 5))] });

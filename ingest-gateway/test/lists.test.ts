@@ -40,6 +40,7 @@ describe('GET list endpoints', () => {
       limit: 1,
       pageToken: 'abc',
       oldestFirst: true,
+      byOccurrence: false,
     });
   });
 

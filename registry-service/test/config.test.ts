@@ -27,6 +27,7 @@ describe('loadConfig', () => {
       idempotencyKeyTtlSeconds: 86_400,
       eventRetentionSeconds: undefined,
       watchRetentionSeconds: 86_400,
+      occurredAtMaxSkewSeconds: 300,
       internalToken: CREDENTIAL,
     });
     expect(Object.isFrozen(config)).toBe(true);

@@ -24,7 +24,7 @@ interface EventStepsDeps {
 }
 
 /** Who sent one event and how its calls go: the same for every event of a request. */
-export interface EventContext {
+interface EventContext {
   token: TokenCredential | undefined;
   idempotency: IdempotencyInput | undefined;
   call: CallOptions;
