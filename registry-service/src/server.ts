@@ -15,7 +15,7 @@ import {
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createIdempotentRecorder } from './ingest/idempotency.js';
+import { createIdempotentRecorder, findRequestKeys } from './ingest/idempotency.js';
 import { createKeyPurger, type KeyPurger } from './jobs/idempotency-purge.js';
 import { createKnownEntities } from './ingest/known-entities.js';
 import { createTokenPolicies } from './tokens/token-policies.js';
@@ -137,6 +137,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
       lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }),
       watch: watching.watch,
       occurredAt: createOccurredAtRule(deps.occurredAtMaxSkewSeconds ?? 300),
+      findRequestKeys: (tokenId, keys) => findRequestKeys(pool, tokenId, keys),
       logger,
     }),
   );

@@ -70,6 +70,8 @@ describe.skipIf(!up)('Watch', () => {
       [{ afterCursor: editCursor(own, { i: -1 }) }, 'after_cursor'],
       [{ kinds: [0] }, 'kinds'],
       [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: { seconds: '1', nanos: 0 }, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } }, 'since'],
+      [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: { seconds: '1', nanos: 0 }, occurredUntil: undefined } }, 'occurred_since'],
+      [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: { seconds: '1', nanos: 0 } } }, 'occurred_until'],
     ];
     for (const [request, field] of cases) {
       const err = await watch(a, request).ended;

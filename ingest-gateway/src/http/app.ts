@@ -138,7 +138,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   const auth = bearerAuth(post.authenticate, adminToken === undefined ? undefined : createAdminMatch(adminToken));
   dynamicEventRoutes(router, post);
   const { maxBodyBytes, maxImageBytes, batchMaxEvents = 1000 } = deps.config;
-  batchRoutes(router, post, createBatchPost(post, { maxEvents: batchMaxEvents, maxBodyBytes, maxImageBytes, limitRate: deps.limitRate, logger: deps.logger, metrics: deps.metrics }));
+  batchRoutes(router, post, createBatchPost(post, { maxEvents: batchMaxEvents, maxBodyBytes, maxImageBytes, limitRate: deps.limitRate, registry: deps.registry, logger: deps.logger, metrics: deps.metrics }));
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
   streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget });

@@ -22,6 +22,8 @@ interface RegistryHandlerDeps {
   watchEncoding: WatchEncoding;
   /** The occurred_at rule with this service's clock and OCCURRED_AT_MAX_SKEW. */
   occurredAt: OccurredAtRule;
+  /** FindRequestKeys (ingest/idempotency.ts). */
+  findRequestKeys(tokenId: string, keys: string[]): Promise<Array<{ key: string; requestHash: string }>>;
   logger: Logger;
 }
 
@@ -61,6 +63,10 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       return {};
     },
     recordEvents,
+    async findRequestKeys(request) {
+      const found = await deps.findRequestKeys(request.tokenId, request.idempotencyKeys);
+      return { keys: found.map(({ key, requestHash }) => ({ idempotencyKey: key, requestHash })) };
+    },
     // The same batch as a message on a lane (grpc-lanes-server.ts): what the gateway sends on.
     async recordEventsStream(request, ctx) {
       if (!request.batch) throw invalidArgument('batch', 'required', 'batch is required');
@@ -97,14 +103,19 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       return { eventTypes: page.items.map(toEventType), nextPageToken: page.nextPageToken ?? '' };
     },
     async *watch(request, ctx) {
-      const filter = toEventFilter(request.filter);
-      if (filter.occurredSinceUs !== undefined || filter.occurredUntilUs !== undefined) {
-        throw invalidArgument(filter.occurredSinceUs !== undefined ? 'occurred_since' : 'occurred_until', 'unsupported', 'a watch follows commits: occurred_since and occurred_until are not allowed');
-      }
-      const input = { filter, kinds: toChangeKinds(request.kinds), afterCursor: request.afterCursor };
+      const input = { filter: watchFilterOf(request.filter), kinds: toChangeKinds(request.kinds), afterCursor: request.afterCursor };
       for await (const message of watch(input, ctx.signal)) yield watchEncoding.toResponse(message);
     },
   };
+}
+
+/** A Watch's filter: it follows commits, so an occurred_at range is refused (since/until are watch.ts's). */
+function watchFilterOf(wire: registry.EventFilter | undefined): ReturnType<typeof toEventFilter> {
+  const filter = toEventFilter(wire);
+  if (filter.occurredSinceUs !== undefined || filter.occurredUntilUs !== undefined) {
+    throw invalidArgument(filter.occurredSinceUs !== undefined ? 'occurred_since' : 'occurred_until', 'unsupported', 'a watch follows commits: occurred_since and occurred_until are not allowed');
+  }
+  return filter;
 }
 
 const isInternal = (err: unknown): boolean => !(err instanceof AppError) || err.code === 'INTERNAL';

@@ -5,6 +5,8 @@ import type { Logger } from '@dynamic-events/proto/runtime';
 import { presentBatch, type BatchJson, type BatchResultJson } from '../../api/batch.js';
 import { batchEventsOf, batchMaxValues, eventBodyOf } from '../../batch/batch-body.js';
 import { createBatchIdentities } from '../../batch/batch-identities.js';
+import { batchKeys } from '../../batch/batch-keys.js';
+import type { RegistryClient } from '../../clients/registry.js';
 import { inBatch } from '../../batch/event-errors.js';
 import { readIdempotencyKey } from '../../ingest/idempotency-key.js';
 import { readJsonBody } from '../../ingest/json-body.js';
@@ -21,6 +23,8 @@ interface BatchPostDeps {
   maxBodyBytes: number;
   maxImageBytes: number;
   limitRate?: RateLimiter;
+  /** FindRequestKeys, for a batch's Idempotency-Key. */
+  registry: Pick<RegistryClient, 'findRequestKeys'>;
   logger: Logger;
   metrics: Metrics;
 }
@@ -36,7 +40,7 @@ const OUTAGE_CODES = new Set(['UNAVAILABLE', 'DEADLINE_EXCEEDED']);
 /**
  * POST {base}/dynamic-events/batch: `{"events": [...]}`, each event exactly the single POST's body.
  * auth → body budget → body (size limit, Content-Encoding, UTF-8, parsed once) → `events` (1 to
- * BATCH_MAX_EVENTS) → Idempotency-Key → the token's rate, one unit per event → each event through
+ * BATCH_MAX_EVENTS) → Idempotency-Key (batch-keys.ts) → the token's rate, one unit per event → each event through
  * the single POST's steps (event-steps.ts, with `events[i].` in its messages), all at once: they
  * leave for the registry together in RecordEvents batches. A refused event never fails the others
  * and stores nothing; the call itself is refused only for what concerns all of it, or when nothing
@@ -62,9 +66,9 @@ export function createBatchPost(post: DynamicEventPost, deps: BatchPostDeps): (r
       const body = await readJsonBody(req, bodyOptions);
       const events = batchEventsOf(body.body, deps.maxEvents);
       const idempotency = readIdempotencyKey(req, body.bytes);
-      if (idempotency !== undefined) throw new AppError('INVALID_ARGUMENT', 'Idempotency-Key is not taken on a batch', { field: 'Idempotency-Key', rule: 'batch' });
-      const { granted, refusal } = await take(token, events.length);
       const call = callOf(req, requestId);
+      const keys = idempotency && (await batchKeys(deps.registry, idempotency, events.length, token?.id, call));
+      const { granted, refusal } = await take(token, events.length);
       const claimIdentity = createBatchIdentities();
       const headers: Record<string, string> = {};
       const failed = (err: unknown, index: number): BatchResultJson => {
@@ -76,7 +80,7 @@ export function createBatchPost(post: DynamicEventPost, deps: BatchPostDeps): (r
         if (index >= granted) return { error: refusal };
         // Each event starts its steps in batch order (validation and identity claims are synchronous).
         const recorded = Promise.resolve()
-          .then(() => post.steps.record(eventBodyOf(value), undefined, { token, idempotency: undefined, call, claimIdentity }))
+          .then(() => post.steps.record(eventBodyOf(value), undefined, { token, idempotency: keys?.[index], call, claimIdentity }))
           .then((event) => ({ event }), (error: unknown) => ({ error }));
         return recorded;
       });
