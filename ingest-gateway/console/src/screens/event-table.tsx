@@ -1,5 +1,5 @@
 import { DataTable } from '../components/data-table.js';
-import { creatorText, objectOf, timeText } from '../format.js';
+import { creatorText, objectOf, occurrenceText, timeText } from '../format.js';
 import type { EventJson } from '../model.js';
 
 interface EventTableProps {
@@ -10,7 +10,7 @@ interface EventTableProps {
   empty: string;
 }
 
-const COLUMNS = ['Time', 'Event type', 'Domain', 'Object', 'Token', 'Images', 'Details'];
+const COLUMNS = ['Time', 'Occurred', 'Event type', 'Domain', 'Object', 'Token', 'Images', 'Details'];
 
 /** The events, newest first; a row (or its "Details" button) opens the event's details. */
 export function EventTable({ rows, names, selected, onSelect, empty }: EventTableProps) {
@@ -19,6 +19,7 @@ export function EventTable({ rows, names, selected, onSelect, empty }: EventTabl
       {rows.map((event) => (
         <tr key={event.id} class={event.id === selected ? 'selected clickable' : 'clickable'} onClick={() => onSelect(event)}>
           <td>{timeText(event.created_at)}</td>
+          <td class="wrap">{occurrenceText(event)}</td>
           <td class="wrap">{event.event_type}</td>
           <td class="wrap">{event.domain}</td>
           <td class="wrap">{event.rels.map(objectOf).join(', ')}</td>
