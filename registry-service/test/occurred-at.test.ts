@@ -65,6 +65,16 @@ describe.skipIf(!up)('occurred_at over gRPC', () => {
     expect(byCreation.events.map((e) => (e.occurredAt ? Number(e.occurredAt.seconds) - BASE : null))).toEqual([...offsets, null]);
   });
 
+  it('orders a domain-scoped list (a token policy\'s patterns) by occurred_at too', async () => {
+    const domain = `${unique('scoped')}.cam`;
+    for (const offset of [3, 1, 2]) await t.api.recordEvent(sampleEvent({ source: { deviceName: unique('cam'), objectDomain: domain }, occurredAt: at(BASE + offset) }));
+    const filter = filterOf({ domainPatterns: { values: [domain.split('.')[0] + '.*'] } });
+    const page = await t.api.listEvents({ filter, orderBy: registry.EventOrderBy.EVENT_ORDER_BY_OCCURRED_AT, order: registry.SortOrder.SORT_ORDER_OLDEST_FIRST, pageSize: 2 });
+    expect(page.events.map((e) => Number(e.occurredAt!.seconds) - BASE)).toEqual([1, 2]);
+    const next = await t.api.listEvents({ filter, orderBy: registry.EventOrderBy.EVENT_ORDER_BY_OCCURRED_AT, order: registry.SortOrder.SORT_ORDER_OLDEST_FIRST, pageSize: 2, pageToken: page.nextPageToken });
+    expect(next.events.map((e) => Number(e.occurredAt!.seconds) - BASE)).toEqual([3]);
+  });
+
   it('refuses a page token of the created_at order in the occurred_at order', async () => {
     const device = unique('cam');
     for (let i = 0; i < 3; i++) await t.api.recordEvent(sampleEvent({ source: { deviceName: device }, occurredAt: at(BASE + i) }));
