@@ -34,8 +34,14 @@ describe('a batch against policy.rate', () => {
     expect(json.results.slice(3)).toEqual([limited, limited]);
     expect([json.recorded, json.refused]).toEqual([3, 2]);
     expect(gw.registry.recorded.map((e) => e.source.deviceName)).toEqual(['cam-0', 'cam-1', 'cam-2']);
-    // Nothing is left for a single POST either.
+    // Nothing is left for a single POST either, nor for another batch: with no unit left the whole call is a 429.
     expect((await gw.post(mutate(() => {}), { Authorization: `Bearer ${secret}` })).status).toBe(429);
+    const again = await fetch(`${gw.url}${API}/dynamic-events/batch`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` },
+      body: JSON.stringify({ events }),
+    });
+    expect([again.status, again.headers.get('retry-after'), await again.json()]).toEqual([429, '2', { error: limited.error }]);
   });
 });
 

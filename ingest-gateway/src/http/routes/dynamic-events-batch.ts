@@ -69,6 +69,8 @@ export function createBatchPost(post: DynamicEventPost, deps: BatchPostDeps): (r
       const call = callOf(req, requestId);
       const keys = idempotency && (await batchKeys(deps.registry, idempotency, events.length, token?.id, call));
       const { granted, refusal } = await take(token, events.length);
+      // No unit left at all concerns the whole call: a 429 as for the single POST, nothing judged.
+      if (granted === 0 && refusal) throw refusal;
       const claimIdentity = createBatchIdentities();
       const headers: Record<string, string> = {};
       const failed = (err: unknown, index: number): BatchResultJson => {
