@@ -15,6 +15,8 @@ import {
   MEDIA_GRPC_PORT,
   METRICS_HOST,
   metricsPort,
+  OCCURRED_AT_MAX_SKEW,
+  durationSeconds,
   PLATFORM_SEGMENT,
   PORT,
   PUBLIC_BASE_URL,
@@ -53,6 +55,10 @@ export interface GatewayConfig {
   registryAddr: string;
   mediaAddr: string;
   maxBodyBytes: number;
+  /** Events in one POST …/dynamic-events/batch at most. */
+  batchMaxEvents: number;
+  /** OCCURRED_AT_MAX_SKEW: how far in the future an event's occurred_at may lie. */
+  occurredAtMaxSkewSeconds: number;
   maxImageBytes: number;
   /** Request bodies being handled at once, all connections together; beyond it POSTs get 503. */
   maxInflightBodyBytes: number;
@@ -111,6 +117,13 @@ export const GATEWAY_ENV = defineEnv(
     }),
     REDIS_URL,
     MAX_BODY_BYTES: integer({ minimum: 1, maximum: 256 * MIB, default: 16 * MIB, description: 'Largest request body (413 above).' }),
+    BATCH_MAX_EVENTS: integer({
+      minimum: 1,
+      maximum: 1000,
+      default: 1000,
+      description: 'Most events in one `POST …/dynamic-events/batch` (400 above); the body stays within `MAX_BODY_BYTES`.',
+    }),
+    OCCURRED_AT_MAX_SKEW,
     MAX_INFLIGHT_BODY_BYTES: integer({
       minimum: 1,
       maximum: 4096 * MIB,
@@ -201,6 +214,8 @@ export function loadConfig(env: Environment): Readonly<GatewayConfig> {
     registryAddr: v.REGISTRY_ADDR ?? `127.0.0.1:${v.REGISTRY_GRPC_PORT}`,
     mediaAddr: v.MEDIA_ADDR ?? `127.0.0.1:${v.MEDIA_GRPC_PORT}`,
     maxBodyBytes: v.MAX_BODY_BYTES,
+    batchMaxEvents: v.BATCH_MAX_EVENTS,
+    occurredAtMaxSkewSeconds: durationSeconds(v.OCCURRED_AT_MAX_SKEW),
     maxImageBytes: v.MAX_IMAGE_BYTES,
     maxInflightBodyBytes: v.MAX_INFLIGHT_BODY_BYTES,
     requestTimeoutMs: v.HTTP_REQUEST_TIMEOUT_MS,

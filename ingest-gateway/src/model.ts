@@ -36,6 +36,8 @@ export interface EventInput {
   idempotency?: IdempotencyInput;
   /** The token that sent it (TokenService id); undefined: none, or the bootstrap token before the registry knows it. */
   tokenId?: string;
+  /** When it happened, by the device's clock (event.occurred_at); undefined: not sent. */
+  occurredAt?: Instant;
 }
 
 /** A request's Idempotency-Key and the fingerprint of its body (sha256, hex). */
@@ -57,6 +59,8 @@ export interface RecordedEvent {
   updatedAt: string;
   /** The token that sent it; null when none did. */
   tokenId: string | null;
+  /** When it happened, in createdAt's form; null when none was sent. */
+  occurredAt: string | null;
 }
 
 /** A registered device (kind "generic" when created on first sight). */
@@ -132,6 +136,9 @@ export interface EventQuery {
   tokenId?: string;
   /** Object domains matching one of these patterns (a token policy's rules); empty: none. */
   domainPatterns?: readonly string[];
+  /** occurred_at range (inclusive, exclusive): the list only, never the stream. */
+  occurredSince?: Instant;
+  occurredUntil?: Instant;
 }
 
 /** One page of a list; `nextPageToken` is null on the last page. */

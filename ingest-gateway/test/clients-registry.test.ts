@@ -36,6 +36,7 @@ describe('registry client', () => {
       createdAt: '2025-11-21T08:20:04.123456000Z',
       updatedAt: '2025-11-21T08:20:05.000000007Z',
       tokenId: null,
+      occurredAt: null,
     });
     expect(await registryClient.getEvent(event.id, { requestId: 'req-2' })).toEqual(event);
   });

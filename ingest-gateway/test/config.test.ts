@@ -32,6 +32,8 @@ describe('loadConfig', () => {
       registryAddr: '127.0.0.1:50051',
       mediaAddr: '127.0.0.1:50052',
       maxBodyBytes: 16_777_216,
+      batchMaxEvents: 1000,
+      occurredAtMaxSkewSeconds: 300,
       maxImageBytes: 10_485_760,
       maxInflightBodyBytes: 33_554_432,
       requestTimeoutMs: 60_000,

@@ -45,7 +45,7 @@ export function drivenRegistry() {
 }
 
 function change(cursor: string): WatchChange {
-  const event = { id: `e-${cursor}`, domain: 'd', eventType: 't', rels: [], images: [], videoClips: [], properties: [], createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null };
+  const event = { id: `e-${cursor}`, domain: 'd', eventType: 't', rels: [], images: [], videoClips: [], properties: [], createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null, occurredAt: null };
   return { cursor, kind: 'event.created', event };
 }
 

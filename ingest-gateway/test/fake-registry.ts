@@ -3,7 +3,7 @@
  * RegistryClient), and the read handlers of fake gRPC registries that serve writes only.
  */
 import { randomUUID } from 'node:crypto';
-import { AppError, domainAllowed, type registry } from '@dynamic-events/proto';
+import { AppError, domainAllowed, formatTimestamp, microsFromTimestamp, timestampFromMicros, type registry } from '@dynamic-events/proto';
 import { type AsyncServiceImpl } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../src/clients/registry.js';
 import type { DeviceRecord, EventInput, EventTypeRecord, ObjectRecord, RecordedEvent, WatchMessage } from '../src/model.js';
@@ -31,6 +31,8 @@ type FakeState = Omit<FakeRegistry, keyof RegistryClient>;
 
 interface Store {
   events: Map<string, RecordedEvent>;
+  /** Idempotency-Keys by scope and key: the request hash and the event, as the registry keeps them. */
+  keys: Map<string, { requestHash: string; event: RecordedEvent }>;
   devices: Map<string, DeviceRecord>;
   objects: Map<string, ObjectRecord>;
   types: Map<string, EventTypeRecord>;
@@ -40,7 +42,7 @@ type ReadRpcs = 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' 
 
 /** An in-memory registry: records events, reports NOT_FOUND like the real one. */
 export function fakeRegistry(): FakeRegistry {
-  const store: Store = { events: new Map(), devices: new Map(), objects: new Map(), types: new Map() };
+  const store: Store = { events: new Map(), keys: new Map(), devices: new Map(), objects: new Map(), types: new Map() };
   const fake: FakeState = {
     recorded: [],
     calls: [],
@@ -90,8 +92,19 @@ function fakeLists(fake: FakeState, { events, devices, objects, types }: Store):
   };
 }
 
-function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store): Pick<RegistryClient, 'checkEvent' | 'recordEvent' | 'isServing' | 'close'> {
+function fakeWrites(fake: FakeState, { events, keys, devices, objects, types }: Store): Pick<RegistryClient, 'checkEvent' | 'recordEvent' | 'findRequestKeys' | 'isServing' | 'close'> {
+  const slot = (tokenId: string | undefined, key: string) => `${tokenId ?? ''}\n${key}`;
   return {
+    async findRequestKeys(tokenId, wanted, call) {
+      fake.calls.push('findRequestKeys');
+      fake.requestIds.push(call.requestId);
+      if (fake.failWith !== undefined) throw fake.failWith;
+      const found = wanted.flatMap((key) => {
+        const kept = keys.get(slot(tokenId, key));
+        return kept ? [[key, kept.requestHash] as [string, string]] : [];
+      });
+      return new Map(found);
+    },
     async checkEvent(_input, call) {
       fake.calls.push('checkEvent');
       fake.requestIds.push(call.requestId);
@@ -103,6 +116,12 @@ function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store)
       fake.requestIds.push(call.requestId);
       if (fake.failWith !== undefined) throw fake.failWith;
       fake.recorded.push(input);
+      const key = input.idempotency && slot(input.tokenId, input.idempotency.key);
+      const kept = key === undefined ? undefined : keys.get(key);
+      if (kept) {
+        if (kept.requestHash === input.idempotency!.requestHash) return kept.event;
+        throw new AppError('ALREADY_EXISTS', 'Idempotency-Key was already used for a different request', { field: 'Idempotency-Key', rule: 'key-reused' });
+      }
       const { source } = input;
       const fullId = `${source.objectDomain}.${source.objectId}`;
       if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
@@ -122,8 +141,11 @@ function fakeWrites(fake: FakeState, { events, devices, objects, types }: Store)
         createdAt: CREATED_AT,
         updatedAt: CREATED_AT,
         tokenId: input.tokenId ?? null,
+        // As the registry stores it: to the microsecond, rounded up.
+        occurredAt: input.occurredAt === undefined ? null : formatTimestamp(timestampFromMicros(microsFromTimestamp(input.occurredAt)!)),
       };
       events.set(event.id, event);
+      if (key !== undefined) keys.set(key, { requestHash: input.idempotency!.requestHash, event });
       return event;
     },
     async isServing() {
@@ -164,12 +186,13 @@ function found<T>(value: T | undefined, message: string): T {
  * Registry list and watch handlers for fake gRPC registries that only serve writes and single reads,
  * and a CheckEvent that accepts every event (no token policies in those fakes).
  */
-export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistryServiceServer>, ReadRpcs | 'checkEvent'> {
+export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistryServiceServer>, ReadRpcs | 'checkEvent' | 'findRequestKeys'> {
   const no = (): never => {
     throw new AppError('UNIMPLEMENTED', 'not in this fake');
   };
   return {
     checkEvent: async () => ({}),
+    findRequestKeys: async () => ({ keys: [] }),
     listEvents: async () => no(),
     listDevices: async () => no(),
     listObjects: async () => no(),

@@ -180,6 +180,7 @@ describe('the fast path alone', () => {
     maxImageBytes: 1024,
     maxInflightBodyBytes: 1024 * 1024,
     publicBaseUrl: 'http://localhost',
+    occurredAtMaxSkewSeconds: 300,
   });
   const draining = new AbortController();
   const fast = createFastPost(post, { logger, metrics, draining: draining.signal });

@@ -84,6 +84,7 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
             deviceName: device,
             objectId: event.source!.objectId,
             tokenId: event.tokenId,
+            occurredAt: event.occurredAt,
           };
           events.set(recorded.id, recorded);
           return { recorded: { event: recorded, outcome: { deviceCreated: true, objectCreated: true, eventTypeCreated: true } } };

@@ -26,8 +26,8 @@ describe('POST dynamic-events', () => {
       event_additional_properties: { zone: 'north', confidence: '0.93' },
       created_at: CREATED_AT,
       updated_at: CREATED_AT,
-      // Who sent it (null: no token).
-      token_id: null,
+      // Who sent it and when it happened (null: no token, not sent).
+      token_id: null, occurred_at: null,
     });
     expect(gw.registry.calls).toEqual(['recordEvent']);
     expect(gw.media.calls).toEqual([]);

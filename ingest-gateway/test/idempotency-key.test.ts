@@ -107,6 +107,27 @@ describe('newEventSize with a key', () => {
       idempotencyKey: 'k'.repeat(200),
       requestHash: sha256('body'),
       tokenId: '',
+      occurredAt: undefined,
+    };
+    expect(newEventSize(event)).toBe(registry.NewEvent.encode(event).finish().length);
+  });
+
+  it.each([
+    [{ seconds: '1795000000', nanos: 123_456_000 }],
+    [{ seconds: '0', nanos: 0 }],
+    [{ seconds: '1', nanos: 0 }],
+    [{ seconds: '-1', nanos: 999_999_999 }],
+  ])('is exactly the encoded size with a token and occurred_at %j', (occurredAt) => {
+    const event: registry.NewEvent = {
+      source: { deviceName: 'd', objectId: 'o', objectDomain: 'x.y', objectName: 'n', objectType: 't' },
+      eventType: { eventType: 'e', displayName: 'E', displayDescription: 'desc' },
+      additionalProperties: [],
+      images: ['https://x/1.jpg'],
+      videoClips: [],
+      idempotencyKey: '',
+      requestHash: '',
+      tokenId: '0190f1c2-0000-7000-8000-000000000001',
+      occurredAt,
     };
     expect(newEventSize(event)).toBe(registry.NewEvent.encode(event).finish().length);
   });

@@ -40,6 +40,7 @@ describe('GET list endpoints', () => {
       limit: 1,
       pageToken: 'abc',
       oldestFirst: true,
+      byOccurrence: false,
     });
   });
 
@@ -106,7 +107,7 @@ function stream(path: string, headers: Record<string, string>, until: (body: str
 
 describe('GET dynamic-events/stream', () => {
   it('frames each change as id/event/data and keep-alives as comments; Last-Event-ID wins over ?after=', async () => {
-    const event = { id: 'e1', domain: 'd', eventType: 't', rels: ['/objects/d.o'], images: [], videoClips: [], properties: [{ key: 'k', value: 'v\nw' }], createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null };
+    const event = { id: 'e1', domain: 'd', eventType: 't', rels: ['/objects/d.o'], images: [], videoClips: [], properties: [{ key: 'k', value: 'v\nw' }], createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null, occurredAt: null };
     gw.registry.watchMessages = [
       { cursor: 'c0', changes: [] },
       {

@@ -89,6 +89,7 @@ function heldRegistry(onHeld: (release: () => void) => void): AsyncServiceImpl<r
         deviceName: source.deviceName,
         objectId: source.objectId,
         tokenId: '',
+        occurredAt: undefined,
       };
       return { results: [{ recorded: { event, outcome: undefined } }] };
     },

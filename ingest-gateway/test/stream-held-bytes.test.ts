@@ -18,7 +18,7 @@ const change = (i: number): WatchChange => ({
   event: {
     id: `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`, domain: 'acme.camera', eventType: 'motion', rels: [], images: [], videoClips: [],
     properties: Array.from({ length: 32 }, (_, p) => ({ key: `p${p}`, value: `${i}-${p}-`.padEnd(16_000, 'z') })),
-    createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null,
+    createdAt: CREATED_AT, updatedAt: CREATED_AT, tokenId: null, occurredAt: null,
   },
 });
 

@@ -3,11 +3,11 @@
  * and rule it reports (the rule is the metrics label; field and rule reach callers of the API).
  */
 import { describe, expect, it } from 'vitest';
-import { AppError } from '@dynamic-events/proto';
+import { AppError, createOccurredAtRule } from '@dynamic-events/proto';
 import { createEventValidator } from '../src/ingest/validation.js';
 import { mutate, validBody } from './helpers.js';
 
-const validator = createEventValidator();
+const validator = createEventValidator(createOccurredAtRule(300));
 
 function refusal(body: unknown): { code: string; field: unknown; rule: unknown; message: string } {
   try {

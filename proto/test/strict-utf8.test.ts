@@ -31,6 +31,7 @@ function requestWithDeviceName(deviceName: string): Buffer {
     idempotencyKey: '',
     requestHash: '',
     tokenId: '',
+    occurredAt: undefined,
   };
   return Buffer.from(registry.RecordEventRequest.encode({ event }).finish());
 }

@@ -2,6 +2,8 @@ import {
   DATABASE_URL,
   defineEnv,
   DRAIN_DELAY_MS,
+  DURATION,
+  durationSeconds,
   DYNAMIC_EVENTS_TOKEN,
   type Environment,
   GRPC_HOST,
@@ -9,6 +11,7 @@ import {
   LOG_LEVEL,
   METRICS_HOST,
   metricsPort,
+  OCCURRED_AT_MAX_SKEW,
   oneOf,
   REDIS_URL,
   REGISTRY_GRPC_PORT,
@@ -51,6 +54,8 @@ interface Config {
   watchRetentionSeconds: number;
   /** MAX_WATCHES: Watch streams served at once; beyond it UNAVAILABLE. */
   maxWatches: number;
+  /** OCCURRED_AT_MAX_SKEW: how far in the future an event's occurred_at may lie. */
+  occurredAtMaxSkewSeconds: number;
   /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
   bootstrapToken: string | undefined;
   /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
@@ -70,20 +75,10 @@ export interface WebhookConfig {
   maxInFlight: number;
 }
 
-/** A duration such as `30d`, `12h`, `90m` or `3600s`. */
-const DURATION = '^[1-9][0-9]{0,8}[smhd]$';
-const DURATION_HINT = 'must be a duration such as 30d, 12h, 90m or 3600s';
-const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
-
 /** A comma-separated list of DURATION values. */
 const DURATIONS = '^[1-9][0-9]{0,8}[smhd](,[1-9][0-9]{0,8}[smhd]){0,49}$';
 /** 32 bytes in base64 (44 characters with its padding). */
 const KEY_BASE64 = '^[A-Za-z0-9+/]{43}=$';
-
-/** Seconds of a DURATION value. */
-function durationSeconds(value: string): number {
-  return Number(value.slice(0, -1)) * (UNIT_SECONDS[value.slice(-1)] ?? Number.NaN);
-}
 
 /** Every variable the registry reads, in the order the README lists them. */
 export const REGISTRY_ENV = defineEnv({
@@ -125,14 +120,12 @@ export const REGISTRY_ENV = defineEnv({
       'How long an `Idempotency-Key` is honoured (60 s to one year). A background purge (every minute, in batches of 1,000, on every replica) then deletes it.',
   }),
   EVENT_RETENTION: text({
-    pattern: DURATION,
-    hint: DURATION_HINT,
+    ...DURATION,
     defaultText: 'unset',
     description: 'Events older than this (`30d`, `12h`, `90m`, `3600s`) are deleted in the background; unset keeps everything. See [Retention](#retention).',
   }),
   WATCH_RETENTION: text({
-    pattern: DURATION,
-    hint: DURATION_HINT,
+    ...DURATION,
     default: '1d',
     description: 'How long the watch history is kept: how old a Watch or stream cursor may be and still resume (never longer than `EVENT_RETENTION`).',
   }),
@@ -144,6 +137,7 @@ export const REGISTRY_ENV = defineEnv({
     description:
       '`Watch` streams (each gateway\'s event streams: one per filter, and one per client reading history) this registry serves at once; beyond it a `Watch` ends with `UNAVAILABLE` and the gateway answers the stream 503 with `Retry-After`. Sized to the chart\'s memory limit: see [Limits](#limits).',
   }),
+  OCCURRED_AT_MAX_SKEW,
   DYNAMIC_EVENTS_TOKEN,
   WEBHOOK_SECRET_KEY: text({
     pattern: KEY_BASE64,
@@ -160,8 +154,7 @@ export const REGISTRY_ENV = defineEnv({
     description: 'The wait after each failed attempt (±20 % jitter); when it runs out the delivery is `failed`. A 429 or 503 with `Retry-After` waits at least that long, capped by the longest step.',
   }),
   WEBHOOK_DISABLE_AFTER: text({
-    pattern: DURATION,
-    hint: DURATION_HINT,
+    ...DURATION,
     default: '5d',
     description: 'A webhook whose every attempt failed for this long is disabled (its deliveries are kept pending until it is enabled again).',
   }),
@@ -212,6 +205,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
     eventRetentionSeconds: v.EVENT_RETENTION === undefined ? undefined : durationSeconds(v.EVENT_RETENTION),
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
     maxWatches: v.MAX_WATCHES,
+    occurredAtMaxSkewSeconds: durationSeconds(v.OCCURRED_AT_MAX_SKEW),
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
     internalToken: v.REGISTRY_INTERNAL_TOKEN,
     webhooks: {

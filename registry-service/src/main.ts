@@ -91,8 +91,8 @@ runMain(logger, async () => {
 
 /** The server's settings that come straight from the configuration. */
 function serverSettings(config: ReturnType<typeof loadConfig>) {
-  const { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches } = config;
-  return { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches };
+  const { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches, occurredAtMaxSkewSeconds } = config;
+  return { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches, occurredAtMaxSkewSeconds };
 }
 
 /** What every replica runs in the background once it listens: the key purge, retention, webhook delivery. */

@@ -41,6 +41,8 @@ export interface EventDraft {
   idempotency: IdempotencyKey | undefined;
   /** The token that sent the event (a UUID); undefined when none did. */
   tokenId: string | undefined;
+  /** When it happened, as sent (protobuf Timestamp fields); undefined when not sent. */
+  occurredAt: { seconds: string; nanos: number } | undefined;
 }
 
 /** An event that passed validation. */
@@ -53,6 +55,8 @@ export interface NewEvent {
   idempotency: IdempotencyKey | undefined;
   /** The token that sent it: its policy applies, and it is recorded on the event and what it creates. */
   tokenId: string | undefined;
+  /** When it happened, microseconds since the epoch (OccurredAtRule); undefined when not sent. */
+  occurredAtMicros?: bigint;
 }
 
 /** Timestamps are microseconds since the epoch: Postgres precision, which a JS Date would cut to milliseconds. */
@@ -102,6 +106,8 @@ export interface EventRecord extends Timestamps {
   properties: PropertyInput[];
   /** The token that sent it; undefined when none did. */
   tokenId: string | undefined;
+  /** When it happened, by the device's clock; undefined when none was sent. */
+  occurredAtMicros?: bigint;
 }
 
 /** Which entities a call created; false means an existing one was reused unchanged. */

@@ -7,6 +7,7 @@ import {
   type GrpcServer,
 } from '@dynamic-events/proto/runtime';
 import {
+  createOccurredAtRule,
   LIMITS,
   registry,
   REGISTRY_MAX_MESSAGE_BYTES,
@@ -15,7 +16,7 @@ import {
 import type pg from 'pg';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
-import { createIdempotentRecorder } from './ingest/idempotency.js';
+import { createIdempotentRecorder, findRequestKeys } from './ingest/idempotency.js';
 import { createKeyPurger, type KeyPurger } from './jobs/idempotency-purge.js';
 import { createKnownEntities } from './ingest/known-entities.js';
 import { createTokenPolicies } from './tokens/token-policies.js';
@@ -91,6 +92,8 @@ interface ServerDeps {
   webhookPollMs?: number;
   /** MAX_WATCHES: Watch streams served at once (watch-cap.ts). */
   maxWatches: number;
+  /** OCCURRED_AT_MAX_SKEW in seconds (default 300). */
+  occurredAtMaxSkewSeconds?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -142,7 +145,17 @@ export function createServer(deps: ServerDeps): RegistryServer {
   const definition = { ...registry.RegistryServiceService, watch: watchMethod };
   grpc.addService<registry.RegistryServiceServer>(
     definition,
-    createRegistryHandlers({ watchEncoding, recorder, policyCheck, reader: createReader(pool), lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }), watch: capWatches(watching.watch, deps.maxWatches), logger }),
+    createRegistryHandlers({
+      watchEncoding,
+      recorder,
+      policyCheck,
+      reader: createReader(pool),
+      lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }),
+      watch: capWatches(watching.watch, deps.maxWatches),
+      occurredAt: createOccurredAtRule(deps.occurredAtMaxSkewSeconds ?? 300),
+      findRequestKeys: (tokenId, keys) => findRequestKeys(pool, tokenId, keys),
+      logger,
+    }),
   );
   const credential = createInternalCredentialCheck(deps.internalToken);
   // The settings module manages tokens and the gateways sync them on the registry's own port, with the internal credential.

@@ -83,7 +83,7 @@ describe.skipIf(!up)('the horizon poll with its tail', () => {
 
   it('serves a watcher at the tail from the poll, not from reads of its own', async () => {
     const device = unique('served');
-    const filter = { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined };
+    const filter = { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined };
     const watcher = watch(a, { filter, kinds: [WATCH_KIND_EVENT_CREATED] });
     await watcher.until((m) => m.length >= 1);
     const pages = async (source: string) => (await a.metrics.watchPages.get()).values.find((v) => v.labels.source === source)?.value ?? 0;

@@ -143,6 +143,7 @@ export function sampleEvent(
     idempotencyKey: '',
     requestHash: '',
     tokenId: '',
+    occurredAt: undefined,
     ...rest,
   };
 }
@@ -180,7 +181,7 @@ export function registryApi(client: registry.RegistryServiceClient) {
     getObject: (id: string) => callUnary(client.getObject.bind(client), { id }, settings),
     getEventType: (domain: string, eventType: string) => callUnary(client.getEventType.bind(client), { domain, eventType }, settings),
     listEvents: (request: Partial<registry.ListEventsRequest>) =>
-      callUnary(client.listEvents.bind(client), { filter: undefined, pageSize: 0, pageToken: '', order: 0, ...request }, settings),
+      callUnary(client.listEvents.bind(client), { filter: undefined, pageSize: 0, pageToken: '', order: 0, orderBy: 0, ...request }, settings),
     listDevices: (request: Partial<registry.ListDevicesRequest>) =>
       callUnary(client.listDevices.bind(client), { pageSize: 0, pageToken: '', createdByTokenId: '', ...request }, settings),
     listObjects: (request: Partial<registry.ListObjectsRequest>) =>

@@ -13,7 +13,7 @@ import { expectRefused, tokenApi } from './token-api.js';
 
 const up = await postgresAvailable();
 const { SORT_ORDER_OLDEST_FIRST, SORT_ORDER_NEWEST_FIRST } = registry.SortOrder;
-const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, ...f });
+const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined, ...f });
 const patterns = (...values: string[]): registry.StringList => ({ values });
 
 /** Domains that differ only where a LIKE wildcard, a shared prefix or an empty label would blur them. */

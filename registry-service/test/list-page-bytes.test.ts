@@ -10,7 +10,7 @@ import { createTestDatabase, postgresAvailable } from '../../test/support/server
 import { registryApi, sampleEvent, startRegistry, unique, type RegistryApi, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
-const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, ...f });
+const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined, ...f });
 
 /** An event of `device` carrying about `bytes` bytes in properties of 16,000 characters. */
 function eventOf(device: string, bytes: number, i: number): registry.NewEvent {

@@ -8,7 +8,7 @@ import { postgresAvailable } from '../../test/support/servers.js';
 import { sampleEvent, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
-const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, ...f });
+const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined, ...f });
 const { SORT_ORDER_OLDEST_FIRST } = registry.SortOrder;
 
 async function rejection(call: Promise<unknown>): Promise<AppError> {

@@ -63,6 +63,7 @@ describe.skipIf(!up)('migrations', () => {
       '0010_devices_creator_index.sql',
       '0011_commit_log_event_bytes.sql',
       '0012_webhooks.sql',
+      '0013_events_occurred_at.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -77,9 +78,7 @@ describe.skipIf(!up)('migrations', () => {
       'objects',
       'schema_migrations',
       'tokens',
-      'webhook_attempts',
-      'webhook_deliveries',
-      'webhooks',
+      ...['webhook_attempts', 'webhook_deliveries', 'webhooks'],
     ]);
     // 0007: the single settings row every token change bumps.
     expect((await pool.query('SELECT require_token, version::int FROM auth_settings')).rows).toEqual([{ require_token: false, version: 1 }]);

@@ -9,7 +9,7 @@ import { postgresAvailable } from '../../test/support/servers.js';
 import { sampleEvent, unique, useFreshRegistry, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
-const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, ...f });
+const filter = (f: Partial<registry.EventFilter>): registry.EventFilter => ({ deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined, ...f });
 
 let t: TestRegistry;
 if (up) useFreshRegistry((started) => (t = started));

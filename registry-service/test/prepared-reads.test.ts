@@ -34,7 +34,7 @@ describe.skipIf(!up)('prepared reads', () => {
     await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10, maxBytes: 1 << 24 });
     await listEvents(pool, { deviceName: 'cam-2', newestFirst: true, limit: 20, maxBytes: 1 << 20 });
     await listEvents(pool, { domain: 'acme.camera', newestFirst: false, limit: 10, maxBytes: 1 << 24 });
-    await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10, maxBytes: 1 << 24, after: { createdUs: 1_795_000_000_000_000n, id: '01a21381-ed8f-7c30-a69c-06d9a5475dc5' } });
+    await listEvents(pool, { deviceName: 'cam-1', newestFirst: true, limit: 10, maxBytes: 1 << 24, after: { us: 1_795_000_000_000_000n, id: '01a21381-ed8f-7c30-a69c-06d9a5475dc5' } });
     const names = (await prepared()).filter((n) => n.startsWith('registry-list-events-'));
     expect(names).toHaveLength(3);
   });

@@ -11,7 +11,7 @@ import { createRetention } from '../src/jobs/retention.js';
 import { countRows, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
-const filter = (deviceName: string): registry.EventFilter => ({ deviceName, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined });
+const filter = (deviceName: string): registry.EventFilter => ({ deviceName, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined });
 
 /**
  * A watch's first message waits for the commit horizon, which waits for the oldest transaction of

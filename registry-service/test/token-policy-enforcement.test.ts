@@ -38,7 +38,7 @@ describe.skipIf(!up)('token attribution', () => {
     expect((await t.api.getDevice(device)).device!.createdByTokenId).toBe(a.id);
     expect((await t.api.getObject('acme.policy.o1')).object!.createdByTokenId).toBe(a.id);
     expect((await t.api.getEventType('acme.policy', 'shared_type')).eventType!.createdByTokenId).toBe(a.id);
-    const listed = await t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: b.id, domainPatterns: undefined } });
+    const listed = await t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: b.id, domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } });
     expect(listed.events.map((e) => e.id)).toEqual([second.event!.id]);
     // No token: empty, as for an instance that runs without tokens.
     expect((await t.api.recordEvent(sampleEvent({ source: { deviceName: unique('anon') } }))).event!.tokenId).toBe('');
@@ -47,7 +47,7 @@ describe.skipIf(!up)('token attribution', () => {
   it('refuses a malformed token id and a malformed token_id filter, naming the field', async () => {
     const bad = await rejection(t.api.recordEvent(eventOf('not-a-uuid')));
     expect({ code: bad.code, field: bad.details.field }).toEqual({ code: 'INVALID_ARGUMENT', field: 'token_id' });
-    const filter = await rejection(t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: 'x', domainPatterns: undefined } }));
+    const filter = await rejection(t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: 'x', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } }));
     expect({ code: filter.code, field: filter.details.field }).toEqual({ code: 'INVALID_ARGUMENT', field: 'token_id' });
   });
 });
@@ -100,7 +100,7 @@ describe.skipIf(!up)('max_devices and max_objects', () => {
     expect(await countRows(t.pool, 'events', 'token_id = $1', [limited.id])).toBe(3);
     expect(await countRows(t.pool, 'objects', 'created_by_token_id = $1', [limited.id])).toBe(3);
     // Existing devices stay open to it.
-    const again = await t.api.recordEvent(eventOf(limited.id, { deviceName: (await t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: limited.id, domainPatterns: undefined } })).events[0]!.deviceName }));
+    const again = await t.api.recordEvent(eventOf(limited.id, { deviceName: (await t.api.listEvents({ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: limited.id, domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } })).events[0]!.deviceName }));
     expect(again.outcome?.deviceCreated).toBe(false);
   });
 

@@ -2,7 +2,7 @@
  * Input rules: the same limits as the gateway (LIMITS), checked by the registry because other
  * platform services call it directly. Unit tests of the rules plus the table over real gRPC.
  */
-import { AppError, fromServiceError, LIMITS, registry } from '@dynamic-events/proto';
+import { AppError, createOccurredAtRule, fromServiceError, LIMITS, registry } from '@dynamic-events/proto';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { validateEvent, withinLength } from '../src/ingest/validate-event.js';
@@ -19,8 +19,11 @@ function draftOf(event: registry.NewEvent): EventDraft {
     videoClips: event.videoClips,
     idempotency: event.idempotencyKey === '' && event.requestHash === '' ? undefined : { scope: '', key: event.idempotencyKey, requestHash: event.requestHash },
     tokenId: undefined,
+    occurredAt: event.occurredAt,
   };
 }
+
+const occurredAt = createOccurredAtRule(300);
 
 const long = (n: number) => 'x'.repeat(n);
 const props = (n: number) => Array.from({ length: n }, (_, i) => ({ key: `k${i}`, value: 'v' }));
@@ -75,26 +78,26 @@ const LONE_SURROGATES: Array<[string, registry.NewEvent, string]> = [
 
 describe('validateEvent', () => {
   it.each(LONE_SURROGATES)('%s → %s characters, with the message the gateway uses', (_name, event, field) => {
-    expect(() => validateEvent(draftOf(event))).toThrow(
+    expect(() => validateEvent(draftOf(event), occurredAt)).toThrow(
       expect.objectContaining({ code: 'INVALID_ARGUMENT', details: { field, rule: 'characters' }, message: expect.stringContaining('lone surrogates') }),
     );
   });
 
   it('refuses a decomposed identity with the message the gateway uses, and accepts it composed', () => {
     const nfd = sampleEvent({ source: { deviceName: 'came\u0301ra' } });
-    expect(() => validateEvent(draftOf(nfd))).toThrow('source.device_name must be Unicode NFC-normalized');
-    expect(validateEvent(draftOf(sampleEvent({ source: { deviceName: 'came\u0301ra'.normalize('NFC') } }))).source.deviceName).toBe('caméra');
-    expect(() => validateEvent(draftOf(sampleEvent({ source: { objectName: 'came\u0301ra' } })))).not.toThrow();
+    expect(() => validateEvent(draftOf(nfd), occurredAt)).toThrow('source.device_name must be Unicode NFC-normalized');
+    expect(validateEvent(draftOf(sampleEvent({ source: { deviceName: 'came\u0301ra'.normalize('NFC') } })), occurredAt).source.deviceName).toBe('caméra');
+    expect(() => validateEvent(draftOf(sampleEvent({ source: { objectName: 'came\u0301ra' } })), occurredAt)).not.toThrow();
   });
 
   it('accepts well-formed pairs and U+FFFD itself', () => {
-    expect(() => validateEvent(draftOf(sampleEvent({ source: { objectId: 'o\ud83d\ude00\ufffd' } })))).not.toThrow();
+    expect(() => validateEvent(draftOf(sampleEvent({ source: { objectId: 'o\ud83d\ude00\ufffd' } })), occurredAt)).not.toThrow();
   });
 
   it.each(INVALID)('%s → %s %s', (_name, event, field, rule) => {
     let thrown: unknown;
     try {
-      validateEvent(draftOf(event));
+      validateEvent(draftOf(event), occurredAt);
     } catch (err) {
       thrown = err;
     }
@@ -111,7 +114,7 @@ describe('validateEvent', () => {
       images: Array.from({ length: LIMITS.urlsMaxCount }, () => `https://x/${long(2000)}`),
       videoClips: Array.from({ length: LIMITS.urlsMaxCount }, () => 'https://x/c.mp4'),
     });
-    const valid = validateEvent(draftOf(event));
+    const valid = validateEvent(draftOf(event), occurredAt);
     expect(valid.source.deviceName).toBe(` ${long(253)} `);
     expect(valid.properties).toHaveLength(256);
   });
@@ -127,7 +130,7 @@ describe('validateEvent', () => {
     fc.assert(
       fc.property(fc.array(fc.record({ key, value: fc.string({ maxLength: 50 }) }), { maxLength: 20 }), (properties) => {
         try {
-          const valid = validateEvent(draftOf({ ...sampleEvent(), additionalProperties: properties }));
+          const valid = validateEvent(draftOf({ ...sampleEvent(), additionalProperties: properties }), occurredAt);
           expect(valid.properties).toEqual(properties);
         } catch (err) {
           expect(err).toMatchObject({ code: 'INVALID_ARGUMENT', details: { field: 'event.event_data.event_additional_properties' } });
@@ -142,7 +145,7 @@ describe('validateEvent', () => {
     fc.assert(
       fc.property(fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''), fc.string({ minLength: 1, maxLength: 20 }).filter((s) => s.trim() !== ''), (domain, id) => {
         const event = sampleEvent({ source: { objectDomain: domain, objectId: `${domain}.${id}` } });
-        expect(() => validateEvent(draftOf(event))).toThrow(expect.objectContaining({ details: { field: 'source.object_id', rule: 'contains-domain' } }));
+        expect(() => validateEvent(draftOf(event), occurredAt)).toThrow(expect.objectContaining({ details: { field: 'source.object_id', rule: 'contains-domain' } }));
       }),
     );
   });

@@ -21,7 +21,7 @@ describe.skipIf(!up)('Watch', () => {
 
   it('two replicas, concurrent writers, a watcher that keeps resuming from its last cursor: every event exactly once, cursors in commit order', async () => {
     const device = unique('race');
-    const start = watch(a, { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined } });
+    const start = watch(a, { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } });
     await start.until((m) => m.length >= 1);
     let cursor = start.messages[0]!.cursor;
     start.stop();

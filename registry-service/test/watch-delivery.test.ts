@@ -32,7 +32,7 @@ describe.skipIf(!up)('Watch', () => {
   });
 
   it('sends keep-alives while nothing matches, each carrying a cursor to resume from', async () => {
-    const w = watch(a, { filter: { deviceName: unique('nobody'), object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined } });
+    const w = watch(a, { filter: { deviceName: unique('nobody'), object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } });
     await w.until((m) => m.filter((x) => x.keepAlive).length >= 3);
     expect(w.messages.every((m) => m.keepAlive && m.cursor !== '')).toBe(true);
     w.stop();
@@ -40,7 +40,7 @@ describe.skipIf(!up)('Watch', () => {
 
   it('a watcher that fell 1,000 events behind catches up from its cursor page by page, without loss or duplicate', async () => {
     const device = unique('behind');
-    const onlyDevice = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined }, kinds: [WATCH_KIND_EVENT_CREATED] };
+    const onlyDevice = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined }, kinds: [WATCH_KIND_EVENT_CREATED] };
     const first = watch(a, onlyDevice);
     await first.until((m) => m.length >= 1);
     first.stop();
@@ -69,7 +69,9 @@ describe.skipIf(!up)('Watch', () => {
       [{ afterCursor: editCursor(own, { l: '00000000-0000-4000-8000-000000000000' }) }, 'after_cursor'],
       [{ afterCursor: editCursor(own, { i: -1 }) }, 'after_cursor'],
       [{ kinds: [0] }, 'kinds'],
-      [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: { seconds: '1', nanos: 0 }, until: undefined, tokenId: '', domainPatterns: undefined } }, 'since'],
+      [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: { seconds: '1', nanos: 0 }, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined } }, 'since'],
+      [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: { seconds: '1', nanos: 0 }, occurredUntil: undefined } }, 'occurred_since'],
+      [{ filter: { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: { seconds: '1', nanos: 0 } } }, 'occurred_until'],
     ];
     for (const [request, field] of cases) {
       const err = await watch(a, request).ended;

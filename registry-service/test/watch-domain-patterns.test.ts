@@ -11,7 +11,7 @@ import { eventIds, watch } from './watch-harness.js';
 
 const up = await postgresAvailable();
 const PATTERNS = ['wp.cam.*', 'wp.door'];
-const filter: registry.EventFilter = { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: { values: PATTERNS } };
+const filter: registry.EventFilter = { deviceName: '', object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: { values: PATTERNS }, occurredSince: undefined, occurredUntil: undefined };
 
 describe.skipIf(!up)('Watch domain_patterns', () => {
   let t: TestRegistry;

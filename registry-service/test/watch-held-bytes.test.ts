@@ -38,7 +38,7 @@ describe.skipIf(!up)('Watch streams that read nothing', () => {
     const c = await startRegistry({ databaseUrl: db.url, watchHeldBytes: 3 * MiB, watchMaxStallMs: 120_000 });
     try {
       const device = unique('held-bytes');
-      const filter = { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined };
+      const filter = { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined };
       const now = watch(c, { filter, kinds: [WATCH_KIND_EVENT_CREATED] });
       await now.until((m) => m.length >= 1);
       const cursor = now.messages[0]!.cursor;

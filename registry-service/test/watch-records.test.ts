@@ -21,7 +21,7 @@ describe.skipIf(!up)('Watch records', () => {
 
   it('carries each event exactly as GetEvent returns it, on the writing replica and on the other', async () => {
     const device = unique('same');
-    const onlyDevice = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined }, kinds: [WATCH_KIND_EVENT_CREATED] };
+    const onlyDevice = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined }, kinds: [WATCH_KIND_EVENT_CREATED] };
     const onA = watch(a, onlyDevice);
     const onB = watch(b, onlyDevice);
     await Promise.all([onA.until((m) => m.length >= 1), onB.until((m) => m.length >= 1)]);

@@ -16,7 +16,7 @@ describe.skipIf(!up)('Watch', () => {
     const c = await startRegistry({ databaseUrl: db2.url, watchMaxStallMs: 1000 });
     try {
       const device = unique('slow-reader');
-      const request = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined }, kinds: [WATCH_KIND_EVENT_CREATED], afterCursor: '' };
+      const request = { filter: { deviceName: device, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined }, kinds: [WATCH_KIND_EVENT_CREATED], afterCursor: '' };
       const stream = c.client.watch(request);
       const received: Msg[] = [];
       stream.on('data', (m: registry.WatchResponse) => {

@@ -33,6 +33,13 @@ const steadyBodies = Array.from({ length: DEVICES }, (_, i) => JSON.stringify({ 
 /** Body of request n in the steady, sequential and scale scenarios. */
 export const steadyBody = (n) => steadyBodies[n % DEVICES];
 
+/** Events in one request of the batch scenario. */
+export const BATCH_EVENTS = 100;
+const batchBodies = Array.from({ length: DEVICES / BATCH_EVENTS }, (_, b) => `{"events":[${steadyBodies.slice(b * BATCH_EVENTS, (b + 1) * BATCH_EVENTS).join(',')}]}`);
+
+/** Body of request n in the batch scenario: 100 of the steady events (known devices), in turn. */
+export const batchBody = (n) => batchBodies[n % batchBodies.length];
+
 /** Bodies naming a new device and a new object each (`prefix` makes them new in every run). */
 export function firstSightingBodies(prefix) {
   const head = `{"source":{"device_name":"${prefix}`;

@@ -28,20 +28,30 @@ function failureLog() {
 /** Pulls the event id out of a response without a JSON.parse per answer. */
 const idOf = (body) => /"id":"([0-9a-f-]{36})"/.exec(body)?.[1];
 
+/** A batch answer's count of refused events (its last member). */
+const refusedOf = (body) => Number(/"refused":(\d+)\}$/.exec(body)?.[1] ?? NaN);
+
 /**
  * Runs `connections` connections for `seconds` (or `amount` requests); body(n) gives request n's
  * body (n counts from `from`). `roles()` lists pids per role for the CPU figures; `rss` ({role: pid})
  * is sampled every 500 ms; `ids` keeps the event ids of the 2xx answers. With `path(n)` instead of
  * `body`, request n is a GET of that path. `gc()` reads the processes' GC figures (gc.js), before and after.
+ * `refused`: the 2xx answers are batch answers; their refused events are summed (`refusedEvents`).
  */
-export async function load({ url, headers = {}, connections, seconds, amount, body, path, from = 0, roles, rss, gc, ids = false }) {
+export async function load({ url, headers = {}, connections, seconds, amount, body, path, from = 0, roles, rss, gc, ids = false, refused = false }) {
   let next = from;
   const latencies = [];
   const failures = failureLog();
   const answeredIds = ids ? [] : undefined;
+  let refusedEvents = 0;
   const onResponse = (status, text) => {
     if (status < 200 || status > 299) failures.add(`${status} ${String(text).slice(0, 200)}`);
     else if (answeredIds) answeredIds.push(idOf(text));
+    else if (refused) {
+      const n = refusedOf(String(text));
+      refusedEvents += Number.isNaN(n) ? 1 : n;
+      if (n > 0) failures.add(`refused in a batch: ${String(text).slice(0, 200)}`);
+    }
   };
   const setupClient = (client) => client.on('response', (status, _bytes, ms) => status >= 200 && status < 300 && latencies.push(ms));
   // `path(n)` instead of `body(n)`: GET request n at that path (the list scenario).
@@ -84,5 +94,6 @@ export async function load({ url, headers = {}, connections, seconds, amount, bo
     maxRssMiB: maxRss,
     gc: gcUsed,
     ids: answeredIds,
+    refusedEvents,
   };
 }

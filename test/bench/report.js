@@ -7,6 +7,7 @@ import { GOALS, verdict } from './scenarios.js';
 const TITLES = {
   steady: 'steady, 1,000 devices',
   sequential: 'sequential, steady bodies',
+  batch: 'batch: 100 steady events per POST (events)',
   first: 'first sightings',
   images: 'images, unique ~117 KiB PNG',
   scale: 'scale: steady on 10 M events',
@@ -39,7 +40,7 @@ function mainTable(scenarios, quick) {
 
 /** What a scenario's base run was (the echo, unless the scenario compares two stack runs). */
 function baseTitle(name, r) {
-  const own = { scale: 'steady, empty database (interleaved)', watch: 'steady without watchers (interleaved)', auth: 'steady, no token required (interleaved)' };
+  const own = { batch: 'steady (interleaved with batch)', scale: 'steady, empty database (interleaved)', watch: 'steady without watchers (interleaved)', auth: 'steady, no token required (interleaved)' };
   return own[name] ?? `echo for ${name} (${r.connections} conns)`;
 }
 

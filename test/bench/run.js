@@ -27,7 +27,7 @@ import { listScenario, watchScenario } from './watch.js';
 import { authScenario, BENCH_ADMIN_TOKEN } from './auth.js';
 import { listGrpcScenario } from './list-grpc.js';
 
-const ALL = ['steady', 'sequential', 'first', 'images', 'watch', 'auth', 'scale', 'list'];
+const ALL = ['steady', 'batch', 'sequential', 'first', 'images', 'watch', 'auth', 'scale', 'list'];
 const log = (line) => console.error(`bench: ${line}`);
 
 const { values: cli } = parseArgs({
@@ -117,6 +117,7 @@ async function emptyDatabaseScenarios(images) {
     progress(name, report.scenarios[name]);
   };
   await run('steady', () => scenarios.steady(ctx, target));
+  await run('batch', () => scenarios.batch(ctx, target));
   await run('sequential', () => scenarios.sequential(ctx, target));
   await run('first', () => scenarios.first(ctx, target, dbUrl));
   await run('images', () => scenarios.imagesScenario(ctx, target, images));

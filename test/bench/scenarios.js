@@ -1,6 +1,6 @@
 // The scenarios, each measured in rounds alternating with its echo baseline (same bodies, same
 // connections), so the ratio compares runs interleaved on a machine whose speed drifts.
-import { DEVICES, firstSightingBodies, steadyBody } from './bodies.js';
+import { BATCH_EVENTS, batchBody, DEVICES, firstSightingBodies, steadyBody } from './bodies.js';
 import { countDevices, firstSightingRows } from './database.js';
 import { stackGcReader, sumGc } from './gc.js';
 import { load } from './load.js';
@@ -12,6 +12,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 export const GOALS = {
   steady: { text: '>= 0.18 x echo, p99 <= 50 ms', pass: (r) => r.ratio >= 0.18 && r.p99 <= 50 },
   sequential: { text: 'p50 reported (no threshold)', pass: () => null },
+  batch: { text: '>= 4 x steady events/s, 0 refused events', pass: (r) => r.ratio >= 4 && r.refusedEvents === 0 },
   first: { text: '>= 0.12 x echo, 0 duplicates/losses', pass: (r) => r.ratio >= 0.12 && r.check.anomalies === 0 },
   images: { text: '>= 0.30 x echo', pass: (r) => r.ratio >= 0.3 },
   scale: { text: '>= 0.9 x steady', pass: (r) => r.ratio >= 0.9 },
@@ -92,6 +93,33 @@ async function paired(ctx, target, { connections, body, echoBody = body, ...extr
 export const steady = (ctx, target) => paired(ctx, target, { connections: 64, body: steadyBody, rss: true });
 
 export const sequential = (ctx, target) => paired(ctx, target, { connections: 1, body: steadyBody });
+
+/**
+ * Batches of 100 known-device events at 16 connections against `steady` (single POSTs at 64),
+ * alternated in rounds (steady, batch, batch, steady) in one run. Rates, CPU and GC are per event:
+ * an answered batch carries 100; its refused events are counted apart (the goal wants none). The
+ * ratio is the batch's events per second over steady's.
+ */
+export async function batch(ctx, target) {
+  const rounds = ctx.quick ? 1 : 2;
+  const seconds = Math.max(1, Math.round(ctx.seconds / rounds));
+  const steadyRuns = [];
+  const batchRuns = [];
+  let sent = 0;
+  const runSteady = async () => steadyRuns.push(await load({ ...target, connections: 64, seconds, body: steadyBody }));
+  const runBatch = async () => {
+    const r = await load({ ...target, url: `${target.url}/batch`, connections: 16, seconds, body: batchBody, from: sent, rss: target.rss, refused: true });
+    sent += r.sent;
+    batchRuns.push(r);
+  };
+  for (let round = 0; round < rounds; round++) for (const step of round % 2 === 0 ? [runSteady, runBatch] : [runBatch, runSteady]) await step();
+  const base = combine(steadyRuns);
+  const requests = combine(batchRuns);
+  const events = requests.ok * BATCH_EVENTS;
+  const cpuUsPerEvent = Object.fromEntries(Object.entries(requests.cpuUs).map(([role, us]) => [role, events > 0 ? Math.round(us / events) : null]));
+  const refusedEvents = batchRuns.reduce((total, r) => total + r.refusedEvents, 0);
+  return { ...requests, ok: events, rps: events / requests.seconds, cpuUsPerEvent, refusedEvents, batchesPerSecond: requests.rps, base, ratio: events / requests.seconds / base.rps };
+}
 
 /**
  * New device and object in every call; then the answers against what was stored: ids unique,

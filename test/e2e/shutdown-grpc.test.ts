@@ -29,6 +29,7 @@ describe('registry-service', () => {
         idempotencyKey: '',
         requestHash: '',
         tokenId: '',
+        occurredAt: undefined,
       };
       const res = await callUnary(client.recordEvent.bind(client), { event }, { deadlineMs: 10_000 });
       okIds.push(res.event!.id);

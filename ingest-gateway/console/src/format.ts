@@ -55,3 +55,20 @@ export function objectOf(rel: string): string {
     return id;
   }
 }
+
+/** An event recorded more than this after it happened arrived late (a device's backlog). */
+const LATE_MS = 60_000;
+
+/** Whole units of a lateness, the largest that fits: "2 min", "3 h", "4 d". */
+function lateness(ms: number): string {
+  if (ms >= 86_400_000) return `${Math.floor(ms / 86_400_000)} d`;
+  if (ms >= 3_600_000) return `${Math.floor(ms / 3_600_000)} h`;
+  return `${Math.floor(ms / 60_000)} min`;
+}
+
+/** When an event happened (its occurred_at), and how late it arrived when it was recorded more than a minute after. */
+export function occurrenceText(event: { occurred_at: string | null; created_at: string }): string {
+  if (event.occurred_at === null) return 'not sent';
+  const late = Date.parse(event.created_at) - Date.parse(event.occurred_at);
+  return late > LATE_MS ? `${timeText(event.occurred_at)} (arrived ${lateness(late)} late)` : timeText(event.occurred_at);
+}

@@ -72,6 +72,21 @@ function fieldSize(bytes: number): number {
 
 const stringField = (value: string): number => (value === '' ? 0 : fieldSize(Buffer.byteLength(value)));
 
+/** Bytes of a varint of `value` (a negative int64 takes ten). */
+function varintSize(value: bigint): number {
+  if (value < 0n) return 10;
+  let bytes = 1;
+  for (let n = value; n >= 0x80n; n >>= 7n) bytes++;
+  return bytes;
+}
+
+/** A google.protobuf.Timestamp field: seconds (1) and nanos (2), each only when not zero. */
+function timestampField(ts: { seconds: string; nanos: number } | undefined): number {
+  if (ts === undefined) return 0;
+  const seconds = BigInt(ts.seconds);
+  return fieldSize((seconds === 0n ? 0 : 1 + varintSize(seconds)) + (ts.nanos === 0 ? 0 : 1 + varintSize(BigInt(ts.nanos))));
+}
+
 /** The encoded size of a NewEvent, exactly, without encoding it. */
 export function newEventSize(event: registry.NewEvent): number {
   let bytes = 0;
@@ -86,5 +101,5 @@ export function newEventSize(event: registry.NewEvent): number {
   for (const p of event.additionalProperties) bytes += fieldSize(stringField(p.key) + stringField(p.value));
   for (const url of event.images) bytes += fieldSize(Buffer.byteLength(url));
   for (const url of event.videoClips) bytes += fieldSize(Buffer.byteLength(url));
-  return bytes + stringField(event.idempotencyKey) + stringField(event.requestHash);
+  return bytes + stringField(event.idempotencyKey) + stringField(event.requestHash) + stringField(event.tokenId) + timestampField(event.occurredAt);
 }

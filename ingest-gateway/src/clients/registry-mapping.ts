@@ -19,6 +19,7 @@ export function toRecordedEvent(event: registry.Event): RecordedEvent {
     createdAt: formatTimestamp(event.createdAt),
     updatedAt: formatTimestamp(event.updatedAt),
     tokenId: event.tokenId === '' ? null : event.tokenId,
+    occurredAt: event.occurredAt === undefined ? null : formatTimestamp(event.occurredAt),
   };
 }
 

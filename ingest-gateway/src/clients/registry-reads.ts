@@ -5,7 +5,8 @@ import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } fr
 
 /** The registry's lists and its watch, in gateway terms (part of the gateway's `RegistryClient`). */
 export interface RegistryReads {
-  listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
+  /** `byOccurrence`: ordered by occurred_at (only events that carry one), else by created_at. */
+  listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean; byOccurrence?: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
   listDevices(query: PageQuery & { createdByTokenId?: string }, options: CallOptions): Promise<Page<DeviceRecord>>;
   listObjects(query: PageQuery & DomainFilter & { deviceName?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
   listEventTypes(query: PageQuery & DomainFilter, options: CallOptions): Promise<Page<EventTypeRecord>>;
@@ -36,6 +37,8 @@ function toFilter(query: EventQuery): registry.EventFilter {
     until: query.until,
     tokenId: query.tokenId ?? '',
     domainPatterns: patternsOf(query.domainPatterns),
+    occurredSince: query.occurredSince,
+    occurredUntil: query.occurredUntil,
   };
 }
 
@@ -57,7 +60,8 @@ export function createRegistryReads(client: registry.RegistryServiceClient, dead
   return {
     async listEvents(query, call) {
       const order = query.oldestFirst ? registry.SortOrder.SORT_ORDER_OLDEST_FIRST : registry.SortOrder.SORT_ORDER_NEWEST_FIRST;
-      const request = { filter: toFilter(query), pageSize: query.limit, pageToken: query.pageToken, order };
+      const orderBy = query.byOccurrence ? registry.EventOrderBy.EVENT_ORDER_BY_OCCURRED_AT : registry.EventOrderBy.EVENT_ORDER_BY_CREATED_AT;
+      const request = { filter: toFilter(query), pageSize: query.limit, pageToken: query.pageToken, order, orderBy };
       const response = await callUnary(client.listEvents.bind(client), request, settings(call.requestId));
       return { items: response.events.map(toRecordedEvent), nextPageToken: nextToken(response.nextPageToken) };
     },

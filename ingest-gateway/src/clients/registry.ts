@@ -22,6 +22,8 @@ export interface RegistryClient extends RegistryReads {
   recordEvent(input: EventInput, options: CallOptions): Promise<RecordedEvent>;
   /** Resolves when the registry would record the event (its values and its token's policy); writes nothing. */
   checkEvent(input: EventInput, options: CallOptions): Promise<void>;
+  /** The committed keys among a token's `keys` (FindRequestKeys), each with the hash of the request that used it; writes nothing. */
+  findRequestKeys(tokenId: string | undefined, keys: string[], options: CallOptions): Promise<Map<string, string>>;
   getEvent(id: string, options: CallOptions): Promise<RecordedEvent>;
   getDevice(deviceName: string, options: CallOptions): Promise<DeviceRecord>;
   /** `id` is the object's full identifier "{object_domain}.{object_id}". */
@@ -77,6 +79,10 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
     async checkEvent(input, call) {
       await callUnary(client.checkEvent.bind(client), { event: toNewEvent(input) }, settings(call));
     },
+    async findRequestKeys(tokenId, keys, call) {
+      const response = await callUnary(client.findRequestKeys.bind(client), { tokenId: tokenId ?? '', idempotencyKeys: keys }, settings(call));
+      return new Map(response.keys.map((k) => [k.idempotencyKey, k.requestHash]));
+    },
     async getEvent(id, call) {
       const response = await callUnary(client.getEvent.bind(client), { id }, settings(call));
       return toRecordedEvent(required(response.event, 'GetEvent', 'event'));
@@ -111,6 +117,7 @@ function toNewEvent(input: EventInput): registry.NewEvent {
     idempotencyKey: input.idempotency?.key ?? '',
     requestHash: input.idempotency?.requestHash ?? '',
     tokenId: input.tokenId ?? '',
+    occurredAt: input.occurredAt,
   };
 }
 

@@ -27,6 +27,7 @@ import { jsonHeaders } from './middleware/json-headers.js';
 import { closeWhenDraining } from './middleware/close-when-draining.js';
 import { createFastPost } from './fast-post.js';
 import { createDynamicEventPost, dynamicEventRoutes, type DynamicEventPost } from './routes/dynamic-events.js';
+import { batchRoutes, createBatchPost } from './routes/dynamic-events-batch.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
@@ -44,7 +45,7 @@ export interface AppDeps {
     GatewayConfig,
     'platformSegment' | 'publicBaseUrl' | 'dynamicEventsToken' | 'maxBodyBytes' | 'maxImageBytes' | 'maxInflightBodyBytes' | 'maxStreams' | 'maxStreamsPerToken' | 'maxStreamsPerClient'
   > &
-    Partial<Pick<GatewayConfig, 'adminToken' | 'allowedHosts'>>;
+    Partial<Pick<GatewayConfig, 'adminToken' | 'allowedHosts' | 'batchMaxEvents' | 'occurredAtMaxSkewSeconds'>>;
   logger: Logger;
   registry: RegistryClient;
   media: MediaClient;
@@ -107,6 +108,7 @@ function createPost(deps: AppDeps): DynamicEventPost {
     maxImageBytes: deps.config.maxImageBytes,
     maxInflightBodyBytes: deps.config.maxInflightBodyBytes,
     publicBaseUrl: deps.config.publicBaseUrl,
+    occurredAtMaxSkewSeconds: deps.config.occurredAtMaxSkewSeconds ?? 300,
     limitRate: deps.limitRate,
   });
 }
@@ -149,6 +151,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   const adminToken = deps.config.adminToken;
   const auth = bearerAuth(post.authenticate, adminToken === undefined ? undefined : createAdminMatch(adminToken));
   dynamicEventRoutes(router, post);
+  const { maxBodyBytes, maxImageBytes, batchMaxEvents = 1000 } = deps.config;
+  batchRoutes(router, post, createBatchPost(post, { maxEvents: batchMaxEvents, maxBodyBytes, maxImageBytes, limitRate: deps.limitRate, registry: deps.registry, logger: deps.logger, metrics: deps.metrics }));
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
   const caps = createStreamCaps(deps.config);

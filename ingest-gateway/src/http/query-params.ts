@@ -50,6 +50,21 @@ export function eventQueryOf(params: Record<string, string | undefined>): EventQ
   return { deviceName: params.device_name, object: params.object, domain: params.domain, eventType: params.event_type, since, until, tokenId: params.token_id };
 }
 
+/** The list's occurred_at range (the stream follows commits and takes none); since must not be after until. */
+export function occurredRangeOf(params: Record<string, string | undefined>): Pick<EventQuery, 'occurredSince' | 'occurredUntil'> {
+  const occurredSince = params.occurred_since === undefined ? undefined : instantOf('occurred_since', params.occurred_since);
+  const occurredUntil = params.occurred_until === undefined ? undefined : instantOf('occurred_until', params.occurred_until);
+  if (occurredSince && occurredUntil && before(occurredUntil, occurredSince)) throw invalidArgument('occurred_since', 'order', 'occurred_since must not be after occurred_until');
+  return { occurredSince, occurredUntil };
+}
+
+/** order_by=created_at|occurred_at (default created_at): true for occurred_at. */
+export function byOccurrenceOf(value: string | undefined): boolean {
+  if (value === undefined || value === 'created_at') return false;
+  if (value === 'occurred_at') return true;
+  throw invalidArgument('order_by', 'enum', 'order_by must be created_at or occurred_at');
+}
+
 /** order=asc|desc (default desc). */
 export function oldestFirstOf(value: string | undefined): boolean {
   if (value === undefined || value === 'desc') return false;

@@ -30,6 +30,7 @@ export const DYNAMIC_EVENT_SCHEMA = {
       required: ['event_type'],
       additionalProperties: false,
       properties: {
+        occurred_at: { type: 'string' },
         event_type: {
           type: 'object',
           required: ['event_type', 'display_name', 'display_description'],

@@ -21,6 +21,8 @@ interface JsonBodyOptions {
   maxValues: number;
   /** A base64_image value decoding to more than this is never lifted out (it gets its 413 later). */
   maxImageBytes: number;
+  /** False: no image is lifted out (a batch, whose images are not at the single event's place). */
+  liftImage?: boolean;
 }
 
 /**
@@ -41,7 +43,7 @@ export async function readJsonBody(req: IncomingMessage, options: JsonBodyOption
     throw bodyReadError(err, options.maxBodyBytes, coding);
   }
   checkUtf8(bytes);
-  const cut = bytes.length > CUT_MIN_CHARS ? cutImage(bytes, options.maxImageBytes) : undefined;
+  const cut = bytes.length > CUT_MIN_CHARS && options.liftImage !== false ? cutImage(bytes, options.maxImageBytes) : undefined;
   if (cut !== undefined) {
     const body = parseJsonText(cut.text, options);
     if (isCutAt(body)) return { bytes, body, image: cut.image };

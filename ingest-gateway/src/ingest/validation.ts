@@ -1,5 +1,16 @@
 import { Ajv, type ErrorObject } from 'ajv';
-import { AppError, BASE64_IMAGE_KEY, checkEventCharacters, checkObjectIdOutsideDomain, invalidArgument, isBlank, LIMITS, ruleError } from '@dynamic-events/proto';
+import {
+  AppError,
+  BASE64_IMAGE_KEY,
+  checkEventCharacters,
+  checkObjectIdOutsideDomain,
+  invalidArgument,
+  isBlank,
+  LIMITS,
+  OCCURRED_AT_FIELD,
+  ruleError,
+  type OccurredAtRule,
+} from '@dynamic-events/proto';
 import type { EventInput } from '../model.js';
 import { DYNAMIC_EVENT_SCHEMA as schema } from './event-schema.js';
 
@@ -13,6 +24,7 @@ import { DYNAMIC_EVENT_SCHEMA as schema } from './event-schema.js';
 interface DynamicEventBody {
   source: { device_name: string; object_id: string; object_domain: string; object_name: string; object_type: string };
   event: {
+    occurred_at?: string;
     event_type: { event_type: string; display_name: string; display_description: string };
     event_data?: {
       event_additional_properties?: Record<string, string>;
@@ -37,8 +49,8 @@ interface EventValidator {
 /** The dotted path of the image property, used in every message about it. */
 export const BASE64_IMAGE_FIELD = `event.event_data.event_additional_properties.${BASE64_IMAGE_KEY}`;
 
-/** Compiles the schema; call once at start-up (compilation is the slow part). */
-export function createEventValidator(): EventValidator {
+/** Compiles the schema; call once at start-up (compilation is the slow part). `occurredAt`: the shared rule with this gateway's clock. */
+export function createEventValidator(occurredAt: OccurredAtRule): EventValidator {
   // ownProperties: inherited names (constructor, toString) must never satisfy `required`.
   const ajv = new Ajv({ allErrors: false, strict: true, ownProperties: true });
   ajv.addKeyword({
@@ -81,6 +93,7 @@ export function createEventValidator(): EventValidator {
         // the code that reads it monomorphic: a spread copy per request cost the gateway ~10 µs).
         idempotency: undefined,
         tokenId: undefined,
+        occurredAt: event.occurred_at === undefined ? undefined : occurredAt.parse(OCCURRED_AT_FIELD, event.occurred_at).timestamp,
       };
       // The registry's own rule (NUL, lone surrogates), checked here too so no image is stored
       // for a request the registry would refuse. base64_image is ASCII by its own rule.

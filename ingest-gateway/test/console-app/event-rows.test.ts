@@ -15,6 +15,7 @@ const event = (n: number): EventJson => ({
   created_at: at(n),
   updated_at: at(n),
   token_id: null,
+  occurred_at: null,
 });
 const empty: EventRows = { rows: [], older: { until: undefined, pageToken: undefined, done: false } };
 const ids = (state: EventRows) => state.rows.map((row) => row.id);

@@ -18,6 +18,8 @@ export { fromItemStatus, fromServiceError, statusName, toItemStatus } from './gr
 export { IDEMPOTENCY_KEY_HEADER, IDEMPOTENCY_KEY_MAX_LENGTH, checkIdempotencyKey } from './idempotency-key.js';
 export { UNSUPPORTED_IMAGE_MESSAGE, imageRuleError } from './image-rules.js';
 export { BASE64_IMAGE_KEY, IMAGE_ENVELOPE_BYTES, LIMITS, LIST_PAGE_MAX_BYTES, REGISTRY_MAX_MESSAGE_BYTES, REGISTRY_MAX_REQUEST_BYTES, REPLY_OVERHEAD_PER_EVENT_BYTES } from './limits.js';
+export { createOccurredAtRule, OCCURRED_AT_FIELD } from './occurred-at.js';
+export type { OccurredAtRule } from './occurred-at.js';
 export { isNetworkFailure, timedOut, unavailable } from './outage.js';
 export { escapeUnsafe, quoteName } from './quote.js';
 export { presentDevice, presentEvent, presentEventType, presentObject } from './resource-json.js';

@@ -18,6 +18,8 @@ export interface EventSource {
   updatedAt: string;
   /** The token that sent it; null when none did. */
   tokenId: string | null;
+  /** When it happened, by the device's clock, in createdAt's form; null when none was sent. */
+  occurredAt: string | null;
 }
 
 /** The event resource as the spec (2.4) shows it. */
@@ -33,6 +35,8 @@ export interface EventJson {
   updated_at: string;
   /** The token that sent it (null: none did); not in the spec's example (tokens add it). */
   token_id: string | null;
+  /** When it happened, by the device's clock, in created_at's form (null: not sent). */
+  occurred_at: string | null;
 }
 
 /**
@@ -54,6 +58,7 @@ export function presentEvent(event: EventSource): EventJson {
     created_at: event.createdAt,
     updated_at: event.updatedAt,
     token_id: event.tokenId,
+    occurred_at: event.occurredAt,
   };
 }
 

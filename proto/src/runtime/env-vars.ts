@@ -7,6 +7,15 @@ import { MAX_IMAGE_BYTES_DEFAULT, MAX_IMAGE_BYTES_LIMIT } from '../contract/limi
  * once. A variable only one service reads lives in that service's config.ts.
  */
 
+/** A duration such as `30d`, `12h`, `90m` or `3600s` (a text variable's pattern and hint). */
+export const DURATION = Object.freeze({ pattern: '^[1-9][0-9]{0,8}[smhd]$', hint: 'must be a duration such as 30d, 12h, 90m or 3600s' });
+const UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** Seconds of a DURATION value. */
+export function durationSeconds(value: string): number {
+  return Number(value.slice(0, -1)) * (UNIT_SECONDS[value.slice(-1)] ?? Number.NaN);
+}
+
 /** Host names and addresses: anything without whitespace (IPv6 literals included). */
 const HOST_PATTERN = '^\\S+$';
 const HOST_HINT = 'must be a host name or address without spaces';
@@ -145,4 +154,12 @@ export const REDIS_URL = text({
   defaultText: 'unset',
   description:
     'Redis for the registry\'s creation locks and the gateways\' token rate limits. Unset: an in-process lock (fine for one registry instance) and per-gateway rate limits (exact with one gateway; see [Rate limits](#rate-limits)).',
+});
+
+/** How far ahead of the receiving service's clock an event's occurred_at may lie (gateway and registry refuse it alike). */
+export const OCCURRED_AT_MAX_SKEW = text({
+  ...DURATION,
+  default: '5m',
+  description:
+    'How far into the future (by this service\'s clock) an event\'s `occurred_at` may lie (`5m`, `30s`, `1h`); beyond it the event is refused with 400 naming `event.occurred_at`. Set the same value on the gateway and the registry.',
 });

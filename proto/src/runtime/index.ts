@@ -11,7 +11,7 @@ export type { ItemResult } from './coalescer.js';
 export { defineEnv, integer, oneOf, required, text, withDefault } from './env-config.js';
 export type { CrossChecks, EnvSchema, EnvValues, EnvVar, EnvVars, Environment } from './env-config.js';
 export { renderEnvTable } from './env-docs.js';
-export { ALLOWED_HOSTS, DATABASE_URL, DATA_DIR, DRAIN_DELAY_MS, DYNAMIC_EVENTS_TOKEN, GRPC_HOST, HOST, LOG_LEVEL, MAX_IMAGE_BYTES, MEDIA_ADDR, MEDIA_GRPC_PORT, METRICS_HOST, PLATFORM_SEGMENT, PORT, PUBLIC_BASE_URL, REDIS_URL, REGISTRY_ADDR, REGISTRY_GRPC_PORT, REGISTRY_INTERNAL_TOKEN, SHUTDOWN_TIMEOUT_MS, connectable, metricsPort } from './env-vars.js';
+export { ALLOWED_HOSTS, DATABASE_URL, DATA_DIR, DURATION, durationSeconds, OCCURRED_AT_MAX_SKEW, DRAIN_DELAY_MS, DYNAMIC_EVENTS_TOKEN, GRPC_HOST, HOST, LOG_LEVEL, MAX_IMAGE_BYTES, MEDIA_ADDR, MEDIA_GRPC_PORT, METRICS_HOST, PLATFORM_SEGMENT, PORT, PUBLIC_BASE_URL, REDIS_URL, REGISTRY_ADDR, REGISTRY_GRPC_PORT, REGISTRY_INTERNAL_TOKEN, SHUTDOWN_TIMEOUT_MS, connectable, metricsPort } from './env-vars.js';
 export { callStream, callUnary, createGrpcClient } from './grpc-client.js';
 export type { AsyncServiceImpl } from './grpc-handlers.js';
 export { LIVENESS_SERVICE } from './grpc-health.js';

@@ -1,7 +1,8 @@
-import { AppError, IDEMPOTENCY_KEY_HEADER } from '@dynamic-events/proto';
+import { AppError, checkIdempotencyKey, IDEMPOTENCY_KEY_HEADER, invalidArgument } from '@dynamic-events/proto';
 import { type ItemResult } from '@dynamic-events/proto/runtime';
 import type pg from 'pg';
-import { findIdempotencyKeys, KEY_IN_USE_RULE } from '../db/queries/idempotency-keys.js';
+import { findIdempotencyKeys, findRequestHashes, KEY_IN_USE_RULE } from '../db/queries/idempotency-keys.js';
+import { tokenIdFilter } from '../reads/list-filters.js';
 import type { Metrics } from '../metrics.js';
 import { toEventRecord } from '../reads/reads.js';
 import type { EventRecorder } from './record-events.js';
@@ -34,6 +35,23 @@ function decide(metrics: Metrics, key: IdempotencyKey, recorded: Recorded): Resu
   }
   metrics.idempotencyKeys.inc({ outcome: 'replayed' });
   return { ok: true, value: { event: recorded.event, outcome: { deviceCreated: false, objectCreated: false, eventTypeCreated: false } } };
+}
+
+/** Keys one FindRequestKeys call may ask about (a batch's events at most). */
+const FIND_MAX_KEYS = 1000;
+
+/**
+ * FindRequestKeys: which of a token's keys were committed, and by which request (its hash). The
+ * scope is the token id as RecordEvent scopes keys ('' without a token); each key is checked as an
+ * Idempotency-Key. Writes nothing.
+ */
+export async function findRequestKeys(pool: pg.Pool, tokenId: string, keys: string[]): Promise<Array<{ key: string; requestHash: string }>> {
+  // Checked as a token id, then used as sent: RecordEvent scopes keys by the id as sent too.
+  if (tokenId !== '') tokenIdFilter(tokenId);
+  const scope = tokenId;
+  if (keys.length > FIND_MAX_KEYS) throw invalidArgument('idempotency_keys', 'max-items', `idempotency_keys must hold at most ${FIND_MAX_KEYS} keys`);
+  keys.forEach((key) => checkIdempotencyKey(key));
+  return keys.length === 0 ? [] : findRequestHashes(pool, scope, keys);
 }
 
 /** A call's events sorted by what their key allows now (indexes into the call's events). */

@@ -6,6 +6,8 @@ import {
   checkIdempotencyKey,
   invalidArgument,
   isBlank,
+  OCCURRED_AT_FIELD,
+  type OccurredAtRule,
   propertyField,
   ruleError,
 } from '@dynamic-events/proto';
@@ -17,8 +19,9 @@ import { isUuid } from '../uuid-v7.js';
  * the registry is also called directly by other platform services, so it cannot trust its callers).
  * Field names follow the HTTP body, e.g. "source.device_name"; `prefix` qualifies them inside a
  * batch ("events[3]."). Throws INVALID_ARGUMENT naming the first broken field and its rule.
+ * `occurredAt` is the shared rule with this service's clock and OCCURRED_AT_MAX_SKEW.
  */
-export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
+export function validateEvent(draft: EventDraft, occurredAt: OccurredAtRule, prefix = ''): NewEvent {
   const f = (path: string): string => `${prefix}${path}`;
   const { source, eventType } = draft;
   if (!source) throw ruleError.required(f('source'));
@@ -39,6 +42,7 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
   checkUrls(f('event.event_data.images'), draft.images, LIMITS.urlsMaxCount);
   checkUrls(f('event.event_data.video_clips'), draft.videoClips, LIMITS.urlsMaxCount);
   checkObjectIdOutsideDomain(f('source.object_id'), source.objectId, source.objectDomain);
+  const occurredAtMicros = draft.occurredAt && occurredAt.check(f(OCCURRED_AT_FIELD), draft.occurredAt);
   if (draft.idempotency !== undefined) checkIdempotency(draft.idempotency);
   if (draft.tokenId !== undefined && !isUuid(draft.tokenId)) throw invalidArgument('token_id', 'format', 'token_id must be a token id (a UUID) or empty');
   const event: NewEvent = {
@@ -49,6 +53,7 @@ export function validateEvent(draft: EventDraft, prefix = ''): NewEvent {
     videoClips: draft.videoClips,
     idempotency: draft.idempotency,
     tokenId: draft.tokenId,
+    occurredAtMicros,
   };
   checkEventCharacters(event, prefix);
   return event;

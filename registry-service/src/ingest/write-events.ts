@@ -89,6 +89,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
       videoClips: e.videoClips,
       properties: e.properties,
       tokenId: e.tokenId,
+      occurredUs: e.occurredAtMicros,
     }));
     // Idempotency keys (distinct: the idempotent recorder collapses duplicates) commit with their events.
     let keys: NewKeyRow[] | undefined;
@@ -130,6 +131,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
           videoClips: row.videoClips,
           properties: row.properties,
           tokenId: row.tokenId,
+          occurredAtMicros: row.occurredUs,
           createdAtMicros: times.createdUs,
           updatedAtMicros: times.updatedUs,
         },

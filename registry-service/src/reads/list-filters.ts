@@ -18,6 +18,9 @@ export interface EventFilterInput {
   tokenId: string;
   /** Domain patterns (a token policy's rules); undefined: no filter, empty: nothing matches. */
   domainPatterns?: readonly string[];
+  /** occurred_at range (inclusive, exclusive); events without one never match either. */
+  occurredSinceUs?: bigint;
+  occurredUntilUs?: bigint;
 }
 
 /** The same filter, checked: absent fields are undefined. */
@@ -31,6 +34,8 @@ export interface EventFilter {
   tokenId?: string;
   /** Sorted, without repeats: the same patterns in any order are the same filter (and page token scope). */
   domainPatterns?: readonly string[];
+  occurredSinceUs?: bigint;
+  occurredUntilUs?: bigint;
 }
 
 /** page_size 0 → default; outside 1–max → INVALID_ARGUMENT naming the field. */
@@ -76,9 +81,14 @@ export function checkEventFilter(input: EventFilterInput): EventFilter {
     untilUs: input.untilUs,
     tokenId: tokenIdFilter(input.tokenId),
     domainPatterns: domainPatternsFilter(input.domainPatterns),
+    occurredSinceUs: input.occurredSinceUs,
+    occurredUntilUs: input.occurredUntilUs,
   };
   if (filter.sinceUs !== undefined && filter.untilUs !== undefined && filter.sinceUs > filter.untilUs) {
     throw invalidArgument('since', 'order', 'since must not be after until');
+  }
+  if (filter.occurredSinceUs !== undefined && filter.occurredUntilUs !== undefined && filter.occurredSinceUs > filter.occurredUntilUs) {
+    throw invalidArgument('occurred_since', 'order', 'occurred_since must not be after occurred_until');
   }
   return filter;
 }

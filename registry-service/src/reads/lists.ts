@@ -22,7 +22,8 @@ interface PageRequest {
 }
 
 export interface Lister {
-  listEvents(request: PageRequest & { filter: EventFilterInput; newestFirst: boolean }): Promise<Page<EventRecord>>;
+  /** `byOccurrence`: ordered by occurred_at (only events that carry one), else by created_at. */
+  listEvents(request: PageRequest & { filter: EventFilterInput; newestFirst: boolean; byOccurrence: boolean }): Promise<Page<EventRecord>>;
   listDevices(request: PageRequest & { createdByTokenId: string }): Promise<Page<DeviceRecord>>;
   listObjects(request: PageRequest & { deviceName: string; domain: string; domainPatterns?: readonly string[] }): Promise<Page<ObjectRecord>>;
   listEventTypes(request: PageRequest & { domain: string; domainPatterns?: readonly string[] }): Promise<Page<EventTypeRecord>>;
@@ -64,21 +65,29 @@ export function createLister(pool: pg.Pool, options: ListerOptions = {}): Lister
     async listEvents(request) {
       const size = pageSizeOf(request.pageSize);
       const filter = checkEventFilter(request.filter);
-      const { deviceName, object, domain, eventType, sinceUs, untilUs, tokenId, domainPatterns } = filter;
-      const scope = scopeOf([deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst, ...optionalScope(tokenId, domainPatterns)]);
+      const { deviceName, object, domain, eventType, sinceUs, untilUs, tokenId, domainPatterns, occurredSinceUs, occurredUntilUs } = filter;
+      const scope = scopeOf([
+        deviceName, object, domain, eventType, sinceUs?.toString(), untilUs?.toString(), request.newestFirst, ...optionalScope(tokenId, domainPatterns),
+        // Joined only when used, so page tokens of lists without them stay valid.
+        ...(request.byOccurrence || occurredSinceUs !== undefined || occurredUntilUs !== undefined
+          ? [{ occurred: [request.byOccurrence, occurredSinceUs?.toString(), occurredUntilUs?.toString()] }]
+          : []),
+      ]);
       const codec = createTokenCodec('events', scope, 2);
-      let after: { createdUs: bigint; id: string } | undefined;
+      let after: { us: bigint; id: string } | undefined;
       if (request.pageToken !== '') {
-        const [createdUs = '', id = ''] = codec.decode(request.pageToken, 'page_token');
+        const [us = '', id = ''] = codec.decode(request.pageToken, 'page_token');
         // A position no stored event can have (outside years 0001-9999) is an edited token.
-        if (!MICROS.test(createdUs) || !isStorableMicros(BigInt(createdUs)) || !isUuid(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
-        after = { createdUs: BigInt(createdUs), id };
+        if (!MICROS.test(us) || !isStorableMicros(BigInt(us)) || !isUuid(id)) throw invalidArgument('page_token', 'token', 'page_token is malformed');
+        after = { us: BigInt(us), id };
       }
       // Cut by count and by bytes (a shorter page when its events are large): never above what may be sent.
       const domainScope = domainPatterns && domainScopeOf(domainPatterns);
-      const page = await listEvents(pool, { ...filter, objectRef: filter.object, scope: domainScope, after, newestFirst: request.newestFirst, limit: size, maxBytes: pageMaxBytes });
+      const byOccurrence = request.byOccurrence;
+      const page = await listEvents(pool, { ...filter, objectRef: filter.object, scope: domainScope, after, byOccurrence, newestFirst: request.newestFirst, limit: size, maxBytes: pageMaxBytes });
       const last = page.events[page.events.length - 1];
-      const nextPageToken = page.more && last !== undefined ? codec.encode([last.createdUs.toString(), last.id]) : undefined;
+      const position = last && (byOccurrence ? last.occurredUs : last.createdUs);
+      const nextPageToken = page.more && last !== undefined && position !== undefined ? codec.encode([position.toString(), last.id]) : undefined;
       return { items: page.events.map(toEventRecord), nextPageToken };
     },
     async listDevices(request) {

@@ -75,6 +75,7 @@ export function toEventRecord(stored: StoredEvent): EventRecord {
     videoClips: stored.videoClips,
     properties: stored.properties,
     tokenId: stored.tokenId,
+    occurredAtMicros: stored.occurredUs,
     createdAtMicros: stored.createdUs,
     updatedAtMicros: stored.updatedUs,
   };

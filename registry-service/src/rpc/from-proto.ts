@@ -21,7 +21,16 @@ export function toEventFilter(filter: registry.EventFilter | undefined): EventFi
     untilUs: micros('until', filter?.until),
     tokenId: filter?.tokenId ?? '',
     domainPatterns: filter?.domainPatterns?.values,
+    occurredSinceUs: micros('occurred_since', filter?.occurredSince),
+    occurredUntilUs: micros('occurred_until', filter?.occurredUntil),
   };
+}
+
+/** True when a list is ordered by occurred_at (false: created_at, the default). */
+export function isByOccurrence(orderBy: registry.EventOrderBy): boolean {
+  if (orderBy === registry.EventOrderBy.EVENT_ORDER_BY_UNSPECIFIED || orderBy === registry.EventOrderBy.EVENT_ORDER_BY_CREATED_AT) return false;
+  if (orderBy === registry.EventOrderBy.EVENT_ORDER_BY_OCCURRED_AT) return true;
+  throw invalidArgument('order_by', 'enum', 'order_by must be CREATED_AT or OCCURRED_AT');
 }
 
 /** True for newest first (the default). */

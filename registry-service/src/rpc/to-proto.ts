@@ -19,6 +19,7 @@ export function toEvent(event: EventRecord): registry.Event {
     deviceName: event.deviceName,
     objectId: event.objectId,
     tokenId: event.tokenId ?? '',
+    occurredAt: event.occurredAtMicros === undefined ? undefined : timestampFromMicros(event.occurredAtMicros),
   };
 }
 

@@ -14,7 +14,8 @@ function dataOf(change: Change): { data: unknown; createdAtMicros: bigint } {
   switch (change.kind) {
     case 'event': {
       const e = change.event;
-      const source = { ...e, createdAt: at(e.createdAtMicros), updatedAt: at(e.updatedAtMicros), tokenId: creator(e.tokenId) };
+      const occurredAt = e.occurredAtMicros === undefined ? null : at(e.occurredAtMicros);
+      const source = { ...e, createdAt: at(e.createdAtMicros), updatedAt: at(e.updatedAtMicros), tokenId: creator(e.tokenId), occurredAt };
       return { data: presentEvent(source), createdAtMicros: e.createdAtMicros };
     }
     case 'device': {

@@ -1,5 +1,5 @@
 import { UrlText } from '../components/shown-url.js';
-import { creatorText, objectOf, timeText } from '../format.js';
+import { creatorText, objectOf, occurrenceText, timeText } from '../format.js';
 import { shownUrl } from '../media-links.js';
 import type { EventJson } from '../model.js';
 import { visible } from '../visible-text.js';
@@ -31,6 +31,8 @@ export function EventDetails({ event, base, names, onClose }: EventDetailsProps)
         <dd class="wrap">{event.id}</dd>
         <dt>Created</dt>
         <dd>{timeText(event.created_at)}</dd>
+        <dt>Occurred</dt>
+        <dd>{occurrenceText(event)}</dd>
         <dt>Event type</dt>
         <dd class="wrap">{visible(event.event_type)}</dd>
         <dt>Domain</dt>

@@ -1,5 +1,5 @@
 import { DataTable } from '../components/data-table.js';
-import { creatorText, objectOf, timeText } from '../format.js';
+import { creatorText, objectOf, occurrenceText, timeText } from '../format.js';
 import type { EventJson } from '../model.js';
 import { visible } from '../visible-text.js';
 
@@ -11,7 +11,7 @@ interface EventTableProps {
   empty: string;
 }
 
-const COLUMNS = ['Time', 'Event type', 'Domain', 'Object', 'Token', 'Images', 'Details'];
+const COLUMNS = ['Time', 'Occurred', 'Event type', 'Domain', 'Object', 'Token', 'Images', 'Details'];
 
 /** The events, newest first; a row (or its "Details" button) opens the event's details. */
 export function EventTable({ rows, names, selected, onSelect, empty }: EventTableProps) {
@@ -20,6 +20,7 @@ export function EventTable({ rows, names, selected, onSelect, empty }: EventTabl
       {rows.map((event) => (
         <tr key={event.id} class={event.id === selected ? 'selected clickable' : 'clickable'} onClick={() => onSelect(event)}>
           <td>{timeText(event.created_at)}</td>
+          <td class="wrap">{occurrenceText(event)}</td>
           <td class="wrap">{visible(event.event_type)}</td>
           <td class="wrap">{visible(event.domain)}</td>
           <td class="wrap">{visible(event.rels.map(objectOf).join(', '))}</td>

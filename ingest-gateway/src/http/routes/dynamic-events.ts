@@ -1,22 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { Router } from '@koa/router';
-import { AppError, LIMITS } from '@dynamic-events/proto';
-import { decodeStrictBase64 } from '../../ingest/base64.js';
-import { createIdentityGuard } from '../../ingest/identity-guard.js';
+import { createOccurredAtRule, LIMITS } from '@dynamic-events/proto';
 import type { MediaClient } from '../../clients/media.js';
-import { mediaUrl } from './media.js';
 import type { RegistryClient } from '../../clients/registry.js';
 import type { GatewayState } from '../context.js';
 import type { RateLimiter } from '../../tokens/rate-limit.js';
 import type { Authenticator } from '../../tokens/authenticator.js';
 import { createBodyBudget, type BodyBudget } from '../../ingest/body-budget.js';
+import { createEventSteps, type EventSteps } from '../../ingest/event-steps.js';
 import { readIdempotencyKey } from '../../ingest/idempotency-key.js';
 import { readJsonBody, type JsonBody } from '../../ingest/json-body.js';
-import type { CallOptions, EventInput } from '../../model.js';
-import { presentEvent, type EventJson } from '../../api/event.js';
+import type { CallOptions } from '../../model.js';
+import type { EventJson } from '../../api/event.js';
 import type { TokenCredential } from '../../tokens/token-model.js';
-import { checkTokenPolicy, registryDecidesFor } from '../../tokens/token-policy.js';
-import { BASE64_IMAGE_FIELD, createEventValidator } from '../../ingest/validation.js';
 
 /** What the POST needs: the shared authenticator, both clients and the size limits. */
 interface DynamicEventPostDeps {
@@ -31,6 +27,8 @@ interface DynamicEventPostDeps {
   publicBaseUrl: string;
   /** MAX_INFLIGHT_BODY_BYTES: bodies being handled at once, all requests together. */
   maxInflightBodyBytes: number;
+  /** OCCURRED_AT_MAX_SKEW in seconds. */
+  occurredAtMaxSkewSeconds: number;
   /** A token's rate, checked after auth and before the body is read (none: no limits). */
   limitRate?: RateLimiter;
 }
@@ -44,8 +42,11 @@ export interface DynamicEventPost {
   path: string;
   authenticate: Authenticator;
   /** The token's rate (rate-limit.ts): undefined when there is nothing to wait for. */
-  limitRate: RateLimiter;
+  limitRate: (token: TokenCredential | undefined) => Promise<void> | undefined;
+  /** Bytes of bodies in flight: shared with the batch POST (batch-post.ts). */
   budget: BodyBudget;
+  /** One event's steps after parsing (event-steps.ts): shared with the batch POST. */
+  steps: EventSteps;
   readBody(req: IncomingMessage): Promise<JsonBody>;
   /** Everything after the body was read, up to the answer (the event as the spec shows it); `token` authenticated it. */
   record(req: IncomingMessage, body: JsonBody, requestId: string, token: TokenCredential | undefined): Promise<EventJson>;
@@ -53,18 +54,13 @@ export interface DynamicEventPost {
 
 /**
  * auth → the token's rate → body budget → Content-Type → body (size limit, UTF-8) → JSON object → shape →
- * Idempotency-Key → schema → characters → the token's domains → strict Base64 → identity check →
- * (an image of a token whose policy the registry applies: registry.CheckEvent) → media.StoreImage →
- * registry.RecordEvent → 200 with the event. With a key the registry decides: record, replay the
- * recorded event, or refuse (409); a replay may store its image again (content-addressed, so it is
- * the same object). Every check runs before the first gRPC call, and media before the registry, so a
- * rejected request stores nothing; a 200 means the registry committed the event.
+ * Idempotency-Key → the event's steps (event-steps.ts: schema … registry.RecordEvent) → 200 with the
+ * event. With a key the registry decides: record, replay the recorded event, or refuse (409); a
+ * replay may store its image again (content-addressed, so it is the same object). A rejected request
+ * stores nothing; a 200 means the registry committed the event.
  */
 export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEventPost {
-  const validator = createEventValidator();
-  // The image is stored before the event is recorded (the event carries its URL): an identity
-  // conflict must be refused before, so that its 409 stores nothing.
-  const identity = createIdentityGuard(deps.registry);
+  const steps = createEventSteps({ ...deps, occurredAt: createOccurredAtRule(deps.occurredAtMaxSkewSeconds) });
   const bodyOptions = { maxBodyBytes: deps.maxBodyBytes, maxDepth: LIMITS.jsonMaxDepth, maxValues: LIMITS.jsonMaxValues, maxImageBytes: deps.maxImageBytes };
 
   return {
@@ -72,35 +68,23 @@ export function createDynamicEventPost(deps: DynamicEventPostDeps): DynamicEvent
     authenticate: deps.authenticate,
     limitRate: deps.limitRate ?? (() => undefined),
     budget: createBodyBudget({ maxInflightBytes: deps.maxInflightBodyBytes, maxBodyBytes: deps.maxBodyBytes }),
+    steps,
     readBody: (req) => readJsonBody(req, bodyOptions),
     async record(req, body, requestId, token) {
       const idempotency = readIdempotencyKey(req, body.bytes);
-      const { input: checked, base64Image } = validator.validate(body.body);
-      checkTokenPolicy(token, checked);
-      // The registry applies the rest of the token's policy, records who sent the event and scopes its key.
-      // The validator made this object for this request alone: completed in place, not copied.
-      const input: EventInput = checked;
-      input.idempotency = idempotency;
-      input.tokenId = token?.id;
-      // An event still waiting to be sent when its client left is dropped: nobody would learn its id.
-      // (A getter, not an AbortController: one of those per request costs more than the check.)
-      const socket = req.socket;
-      const call: CallOptions = { requestId, gone: { get aborted() { return socket.destroyed; } } };
-      let event: EventInput = input;
-      if (base64Image !== undefined) {
-        // Lifted from the raw body and decoded there (image-cut.ts), or decoded from the parsed text.
-        const bytes = body.image ?? decodeStrictBase64(base64Image, deps.maxImageBytes, BASE64_IMAGE_FIELD);
-        await identity.check(input, call);
-        if (registryDecidesFor(token)) await deps.registry.checkEvent(input, call);
-        const url = mediaUrl(deps.publicBaseUrl, deps.base, await storeImage(deps.media, bytes, call));
-        event = { ...input, images: [...input.images, url] };
-      }
-      const recorded = await deps.registry.recordEvent(event, call);
-      // Every recorded event says who owns its identifier (a Map.set): later images of it need no lookup.
-      identity.learn(recorded.domain, input.source.objectId);
-      return presentEvent(recorded);
+      return steps.record(body.body, body.image, { token, idempotency, call: callOf(req, requestId) });
     },
   };
+}
+
+/**
+ * A request's call options. An event still waiting to be sent when its client left is dropped:
+ * nobody would learn its id. (A getter, not an AbortController: one of those per request costs more
+ * than the check.)
+ */
+export function callOf(req: IncomingMessage, requestId: string): CallOptions {
+  const socket = req.socket;
+  return { requestId, gone: { get aborted() { return socket.destroyed; } } };
 }
 
 /**
@@ -128,16 +112,4 @@ export function dynamicEventRoutes(router: Router<GatewayState>, post: DynamicEv
   router.post(post.path, async (ctx) => {
     ctx.body = await runDynamicEventPost(post, ctx.req, ctx.state.requestId);
   });
-}
-
-/** Stores the image and answers its key; media's INVALID_ARGUMENT is about the caller's field, so name it. */
-async function storeImage(media: MediaClient, bytes: Buffer, call: CallOptions): Promise<string> {
-  try {
-    return (await media.storeImage(bytes, call)).key;
-  } catch (err) {
-    if (err instanceof AppError && err.code === 'INVALID_ARGUMENT') {
-      throw new AppError('INVALID_ARGUMENT', `${BASE64_IMAGE_FIELD}: ${err.message}`, { ...err.details, field: BASE64_IMAGE_FIELD }, err);
-    }
-    throw err;
-  }
 }

@@ -4,7 +4,7 @@ import type { GatewayMiddleware, GatewayState } from '../context.js';
 import { presentDevice, presentEventType, presentObject } from '../../api/entities.js';
 import { presentEvent } from '../../api/event.js';
 import { deviceListFilter, readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
-import { eventQueryOf, oldestFirstOf, pageOf, readParams, type RawQuery } from '../query-params.js';
+import { byOccurrenceOf, eventQueryOf, occurredRangeOf, oldestFirstOf, pageOf, readParams, type RawQuery } from '../query-params.js';
 
 const EVENT_FILTERS = ['device_name', 'object', 'domain', 'event_type', 'since', 'until', 'token_id'] as const;
 const PAGING = ['limit', 'page_token'] as const;
@@ -20,8 +20,9 @@ export function listRoutes(router: Router<GatewayState>, base: string, deps: { a
   const { auth, registry } = deps;
 
   router.get(`${base}/dynamic-events`, auth, async (ctx) => {
-    const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, ...PAGING, 'order']);
-    const query = scopedFilter(readScopeOf(ctx.state.token), { ...eventQueryOf(params), ...pageOf(params), oldestFirst: oldestFirstOf(params.order) });
+    const params = readParams(ctx.query as RawQuery, [...EVENT_FILTERS, 'occurred_since', 'occurred_until', ...PAGING, 'order', 'order_by']);
+    const order = { oldestFirst: oldestFirstOf(params.order), byOccurrence: byOccurrenceOf(params.order_by) };
+    const query = scopedFilter(readScopeOf(ctx.state.token), { ...eventQueryOf(params), ...occurredRangeOf(params), ...pageOf(params), ...order });
     const page = await registry.listEvents(query, { requestId: ctx.state.requestId });
     ctx.body = { events: page.items.map(presentEvent), next_page_token: page.nextPageToken };
   });

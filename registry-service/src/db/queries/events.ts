@@ -12,6 +12,8 @@ export interface StoredEvent {
   videoClips: string[];
   properties: PropertyInput[];
   tokenId: string | undefined;
+  /** undefined: none was sent. */
+  occurredUs: bigint | undefined;
   createdUs: bigint;
   updatedUs: bigint;
 }
@@ -26,6 +28,7 @@ export interface EventRow {
   /** JSON text: [images, video_clips, additional_properties]. */
   payload: string;
   token_id: string | null;
+  occurred_us: string | null;
   created_us: string;
   updated_us: string;
 }
@@ -38,7 +41,7 @@ export interface EventRow {
  */
 export const EVENT_COLUMNS = `e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.token_id,
        json_build_array(e.images, e.video_clips, e.additional_properties)::text AS payload,
-       ${micros('e.created_at')} AS created_us, ${micros('e.updated_at')} AS updated_us`;
+       ${micros('e.created_at')} AS created_us, ${micros('e.updated_at')} AS updated_us, ${micros('e.occurred_at')} AS occurred_us`;
 
 /** One event by id (a canonical UUID string), or undefined. */
 export async function findEvent(db: Queryable, id: string): Promise<StoredEvent | undefined> {
@@ -59,6 +62,7 @@ export type EventJson = [
   properties: Record<string, string>,
   createdUs: string,
   updatedUs: string,
+  occurredUs: string | null,
 ];
 
 /**
@@ -67,9 +71,9 @@ export type EventJson = [
  * per-row and per-field parsing. The microseconds travel as text (exact beyond 2^53).
  */
 export const EVENT_JSON = `json_build_array(e.id, e.object_ref, e.device_name, e.domain, e.event_type, e.token_id, e.images, e.video_clips,
-  e.additional_properties, ${micros('e.created_at')}::text, ${micros('e.updated_at')}::text)`;
+  e.additional_properties, ${micros('e.created_at')}::text, ${micros('e.updated_at')}::text, ${micros('e.occurred_at')}::text)`;
 
-function storedEvent(...[id, objectRef, deviceName, domain, eventType, tokenId, images, videoClips, properties, createdUs, updatedUs]: EventJson): StoredEvent {
+function storedEvent(...[id, objectRef, deviceName, domain, eventType, tokenId, images, videoClips, properties, createdUs, updatedUs, occurredUs]: EventJson): StoredEvent {
   // JSON.parse defines "__proto__" as an own property (no prototype change), so entries are plain data.
   return {
     id,
@@ -81,6 +85,7 @@ function storedEvent(...[id, objectRef, deviceName, domain, eventType, tokenId, 
     videoClips,
     properties: Object.entries(properties).map(([key, value]) => ({ key, value })),
     tokenId: tokenId ?? undefined,
+    occurredUs: occurredUs === null ? undefined : BigInt(occurredUs),
     createdUs: BigInt(createdUs),
     updatedUs: BigInt(updatedUs),
   };
@@ -89,7 +94,7 @@ function storedEvent(...[id, objectRef, deviceName, domain, eventType, tokenId, 
 /** Maps an EventRow. */
 export function toStoredEvent(row: EventRow): StoredEvent {
   const [images, videoClips, properties] = JSON.parse(row.payload) as [string[], string[], Record<string, string>];
-  return storedEvent(row.id, row.object_ref, row.device_name, row.domain, row.event_type, row.token_id, images, videoClips, properties, row.created_us, row.updated_us);
+  return storedEvent(row.id, row.object_ref, row.device_name, row.domain, row.event_type, row.token_id, images, videoClips, properties, row.created_us, row.updated_us, row.occurred_us);
 }
 
 /** Maps an EventJson. */

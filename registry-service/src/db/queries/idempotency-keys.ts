@@ -40,6 +40,17 @@ export async function findIdempotencyKeys(db: Queryable, keys: Array<{ scope: st
   return rows.map((row) => ({ scope: row.scope, key: row.key, requestHash: row.request_hash, event: toStoredEvent(row) }));
 }
 
+/** The committed keys of one scope among `keys`, with their request hashes (no event read). */
+export async function findRequestHashes(db: Queryable, scope: string, keys: string[]): Promise<Array<{ key: string; requestHash: string }>> {
+  const rows = await query<{ key: string; request_hash: string }>(
+    db,
+    'SELECT key, request_hash FROM idempotency_keys WHERE scope = $1 AND key = ANY ($2::text[])',
+    [scope, keys],
+    'registry-find-request-hashes',
+  );
+  return rows.map((row) => ({ key: row.key, requestHash: row.request_hash }));
+}
+
 /**
  * Deletes up to `limit` keys older than `ttlSeconds`, oldest first; resolves with how many went.
  * Rows another purge (another replica) is deleting are skipped rather than waited for.

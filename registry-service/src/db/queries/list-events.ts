@@ -3,9 +3,9 @@ import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from '.
 import { scopeDomainsSql, type DomainScope } from './domain-scope.js';
 import { query, statementName, timestampFromMicros } from './query.js';
 
-/** Where a page starts: strictly after this (created_at, id) in the list's order. */
+/** Where a page starts: strictly after this (time, id) in the list's order (the time it is ordered by). */
 interface EventPosition {
-  createdUs: bigint;
+  us: bigint;
   id: string;
 }
 
@@ -22,6 +22,11 @@ interface EventListQuery {
   untilUs?: bigint;
   /** The token that sent them. */
   tokenId?: string;
+  /** occurred_at range, inclusive and exclusive. */
+  occurredSinceUs?: bigint;
+  occurredUntilUs?: bigint;
+  /** Ordered by occurred_at (events without one are not listed), else by created_at. */
+  byOccurrence?: boolean;
   /** Domains matching these patterns (domain-scope.ts). */
   scope?: DomainScope;
   after?: EventPosition;
@@ -75,14 +80,19 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Even
   if (q.tokenId !== undefined) where.push(`token_id = ${param(q.tokenId)}::uuid`);
   if (q.sinceUs !== undefined) where.push(`created_at >= ${param(timestampFromMicros(q.sinceUs))}::timestamptz`);
   if (q.untilUs !== undefined) where.push(`created_at < ${param(timestampFromMicros(q.untilUs))}::timestamptz`);
+  if (q.occurredSinceUs !== undefined) where.push(`occurred_at >= ${param(timestampFromMicros(q.occurredSinceUs))}::timestamptz`);
+  if (q.occurredUntilUs !== undefined) where.push(`occurred_at < ${param(timestampFromMicros(q.occurredUntilUs))}::timestamptz`);
+  // The order's column: occurred_at (index 0013, partial: events without one are not in that list) or created_at.
+  const time = q.byOccurrence ? 'occurred_at' : 'created_at';
+  if (q.byOccurrence) where.push('occurred_at IS NOT NULL');
   if (q.after) {
-    const at = param(timestampFromMicros(q.after.createdUs));
+    const at = param(timestampFromMicros(q.after.us));
     const id = param(q.after.id);
     const [loose, strict] = q.newestFirst ? ['<=', '<'] : ['>=', '>'];
-    where.push(`created_at ${loose} ${at}::timestamptz AND (created_at ${strict} ${at}::timestamptz OR id ${strict} ${id}::uuid)`);
+    where.push(`${time} ${loose} ${at}::timestamptz AND (${time} ${strict} ${at}::timestamptz OR id ${strict} ${id}::uuid)`);
   }
   const direction = q.newestFirst ? 'DESC' : 'ASC';
-  const order = `ORDER BY created_at ${direction}, id ${direction}`;
+  const order = `ORDER BY ${time} ${direction}, id ${direction}`;
   const [limit, maxBytes] = [param(q.limit), param(q.maxBytes)];
   let source = `events e ${where.length > 0 ? `WHERE ${where.join(' AND ')}` : ''}`;
   if (q.scope) {
@@ -92,7 +102,7 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Even
   }
   // n: the row's place in the page; running: the estimated bytes of the page up to and with it.
   // Rows whose predecessors already filled the page are dropped, except the second (the first always fits).
-  const text = `SELECT id, object_ref, device_name, domain, event_type, token_id, created_us, updated_us,
+  const text = `SELECT id, object_ref, device_name, domain, event_type, token_id, created_us, updated_us, occurred_us,
        CASE WHEN n <= ${limit} AND (n = 1 OR running <= ${maxBytes}) THEN payload END AS payload
      FROM (SELECT r.*, ${EVENT_BYTES} AS bytes, sum(${EVENT_BYTES}) OVER (ORDER BY r.n) AS running
        FROM (SELECT ${EVENT_COLUMNS}, row_number() OVER (${order}) AS n

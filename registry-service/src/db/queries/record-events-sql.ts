@@ -44,11 +44,12 @@ WITH new_devices AS (
   ON CONFLICT (domain, event_type) DO NOTHING
   RETURNING domain, event_type
 ), new_events AS (
-  INSERT INTO events (id, object_ref, device_name, domain, event_type, images, video_clips, additional_properties, token_id)
+  INSERT INTO events (id, object_ref, device_name, domain, event_type, images, video_clips, additional_properties, token_id, occurred_at)
   SELECT (e->>'id')::uuid, e->>'object_ref', e->>'device_name', e->>'domain', e->>'event_type',
          ARRAY(SELECT x FROM jsonb_array_elements_text(e->'images') WITH ORDINALITY AS i(x, n) ORDER BY n),
          ARRAY(SELECT x FROM jsonb_array_elements_text(e->'video_clips') WITH ORDINALITY AS v(x, n) ORDER BY n),
-         e->'properties', (e->>'token_id')::uuid
+         e->'properties', (e->>'token_id')::uuid,
+         timestamptz 'epoch' + (e->>'occurred_us')::int8 * interval '1 microsecond'
   FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord)
   WHERE (SELECT count(*) FROM new_event_types) >= 0
   ORDER BY ord

@@ -41,6 +41,8 @@ interface NewEventRow {
   videoClips: string[];
   properties: PropertyInput[];
   tokenId: string | undefined;
+  /** occurred_at in microseconds since the epoch; undefined: not sent. */
+  occurredUs?: bigint;
 }
 
 /** An Idempotency-Key stored with the event it recorded. */
@@ -109,6 +111,8 @@ export async function insertRecordBatch(db: Queryable, batch: RecordBatch): Prom
     // Own data properties only: "__proto__" or "constructor" become ordinary keys, never a prototype.
     properties: Object.fromEntries(e.properties.map((p) => [p.key, p.value])),
     token_id: e.tokenId,
+    // Text: exact beyond 2^53.
+    occurred_us: e.occurredUs?.toString(),
   }));
   const eventsJson = JSON.stringify(events);
   const parameters: unknown[] = [

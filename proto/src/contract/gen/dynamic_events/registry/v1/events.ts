@@ -56,6 +56,11 @@ export interface NewEvent {
    * the event and on every entity the event creates, and it scopes the Idempotency-Key.
    */
   tokenId: string;
+  /**
+   * When the event happened, by the device's clock (unset: not known). From 1970-01-01T00:00:00Z to
+   * OCCURRED_AT_MAX_SKEW (default 5 minutes) ahead of the registry's clock; stored to the microsecond.
+   */
+  occurredAt: Timestamp | undefined;
 }
 
 /** Event is a recorded event. */
@@ -76,6 +81,8 @@ export interface Event {
   objectId: string;
   /** The token that sent it; empty when none did. */
   tokenId: string;
+  /** When the event happened, as sent (NewEvent.occurred_at); unset when none was sent. */
+  occurredAt: Timestamp | undefined;
 }
 
 /** Outcome says which entities this call created (false: an existing one was reused). */
@@ -143,6 +150,24 @@ export interface EventError {
   field: string;
   /** The rule that failed, e.g. "required"; low-cardinality, may be empty. */
   rule: string;
+}
+
+export interface FindRequestKeysRequest {
+  /** The token whose keys these are (empty: keys sent without a token), as NewEvent.token_id. */
+  tokenId: string;
+  /** At most 1000 keys, each an Idempotency-Key's shape. */
+  idempotencyKeys: string[];
+}
+
+export interface FindRequestKeysResponse {
+  /** The committed keys among those asked, in no particular order. */
+  keys: RequestKey[];
+}
+
+/** RequestKey is a committed Idempotency-Key and the request_hash of the event that committed it. */
+export interface RequestKey {
+  idempotencyKey: string;
+  requestHash: string;
 }
 
 export interface GetEventRequest {
@@ -378,6 +403,7 @@ function createBaseNewEvent(): NewEvent {
     idempotencyKey: "",
     requestHash: "",
     tokenId: "",
+    occurredAt: undefined,
   };
 }
 
@@ -406,6 +432,9 @@ export const NewEvent: MessageFns<NewEvent> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(66).string(message.tokenId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(message.occurredAt, writer.uint32(74).fork()).join();
     }
     return writer;
   },
@@ -487,6 +516,14 @@ export const NewEvent: MessageFns<NewEvent> = {
             message.tokenId = reader.string();
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.occurredAt = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -514,6 +551,7 @@ function createBaseEvent(): Event {
     deviceName: "",
     objectId: "",
     tokenId: "",
+    occurredAt: undefined,
   };
 }
 
@@ -554,6 +592,9 @@ export const Event: MessageFns<Event> = {
     }
     if (message.tokenId !== "") {
       writer.uint32(98).string(message.tokenId);
+    }
+    if (message.occurredAt !== undefined) {
+      Timestamp.encode(message.occurredAt, writer.uint32(106).fork()).join();
     }
     return writer;
   },
@@ -665,6 +706,14 @@ export const Event: MessageFns<Event> = {
             }
 
             message.tokenId = reader.string();
+            continue;
+          }
+          case 13: {
+            if (tag !== 106) {
+              break;
+            }
+
+            message.occurredAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -1248,6 +1297,166 @@ export const EventError: MessageFns<EventError> = {
             }
 
             message.rule = reader.string();
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseFindRequestKeysRequest(): FindRequestKeysRequest {
+  return { tokenId: "", idempotencyKeys: [] };
+}
+
+export const FindRequestKeysRequest: MessageFns<FindRequestKeysRequest> = {
+  encode(message: FindRequestKeysRequest, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.tokenId !== "") {
+      writer.uint32(10).string(message.tokenId);
+    }
+    for (const v of message.idempotencyKeys) {
+      writer.uint32(18).string(v!);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindRequestKeysRequest {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindRequestKeysRequest();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.tokenId = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.idempotencyKeys.push(reader.string());
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseFindRequestKeysResponse(): FindRequestKeysResponse {
+  return { keys: [] };
+}
+
+export const FindRequestKeysResponse: MessageFns<FindRequestKeysResponse> = {
+  encode(message: FindRequestKeysResponse, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    for (const v of message.keys) {
+      RequestKey.encode(v!, writer.uint32(10).fork()).join();
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): FindRequestKeysResponse {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseFindRequestKeysResponse();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.keys.push(RequestKey.decode(reader, reader.uint32()));
+            continue;
+          }
+        }
+        if ((tag & 7) === 4 || tag === 0) {
+          break;
+        }
+        reader.skip(tag & 7);
+      }
+      return message;
+    } finally {
+      (reader as any).__tsProtoDecodeDepth = previousRecursionDepth;
+    }
+  },
+};
+
+function createBaseRequestKey(): RequestKey {
+  return { idempotencyKey: "", requestHash: "" };
+}
+
+export const RequestKey: MessageFns<RequestKey> = {
+  encode(message: RequestKey, writer: BinaryWriter = new BinaryWriter()): BinaryWriter {
+    if (message.idempotencyKey !== "") {
+      writer.uint32(10).string(message.idempotencyKey);
+    }
+    if (message.requestHash !== "") {
+      writer.uint32(18).string(message.requestHash);
+    }
+    return writer;
+  },
+
+  decode(input: BinaryReader | Uint8Array, length?: number): RequestKey {
+    const reader = input instanceof BinaryReader ? input : new BinaryReader(input);
+    const previousRecursionDepth = (reader as any).__tsProtoDecodeDepth ?? 0;
+    if (previousRecursionDepth >= 100) {
+      throw new globalThis.Error("protobuf decode recursion limit exceeded");
+    }
+    (reader as any).__tsProtoDecodeDepth = previousRecursionDepth + 1;
+    try {
+      const end = length === undefined ? reader.len : reader.pos + length;
+      const message = createBaseRequestKey();
+      while (reader.pos < end) {
+        const tag = reader.uint32();
+        switch (tag >>> 3) {
+          case 1: {
+            if (tag !== 10) {
+              break;
+            }
+
+            message.idempotencyKey = reader.string();
+            continue;
+          }
+          case 2: {
+            if (tag !== 18) {
+              break;
+            }
+
+            message.requestHash = reader.string();
             continue;
           }
         }

@@ -24,6 +24,16 @@ export enum SortOrder {
   UNRECOGNIZED = -1,
 }
 
+/** EventOrderBy is the time a list of events is ordered by. */
+export enum EventOrderBy {
+  /** EVENT_ORDER_BY_UNSPECIFIED - created_at. */
+  EVENT_ORDER_BY_UNSPECIFIED = 0,
+  EVENT_ORDER_BY_CREATED_AT = 1,
+  /** EVENT_ORDER_BY_OCCURRED_AT - occurred_at: only events that carry one are listed. */
+  EVENT_ORDER_BY_OCCURRED_AT = 2,
+  UNRECOGNIZED = -1,
+}
+
 /** EventFilter selects events; empty fields do not filter. Fields combine with AND. */
 export interface EventFilter {
   deviceName: string;
@@ -47,7 +57,15 @@ export interface EventFilter {
    * Unset: no filter; set with no values: nothing matches. Device changes of a Watch never match
    * a set value (a device has no domain).
    */
-  domainPatterns: StringList | undefined;
+  domainPatterns:
+    | StringList
+    | undefined;
+  /** Occurred (Event.occurred_at) at or after this instant (inclusive); events without one never match. Not allowed in Watch. */
+  occurredSince:
+    | Timestamp
+    | undefined;
+  /** Occurred strictly before this instant (exclusive); events without one never match. Not allowed in Watch. */
+  occurredUntil: Timestamp | undefined;
 }
 
 export interface ListEventsRequest {
@@ -59,6 +77,7 @@ export interface ListEventsRequest {
   /** Opaque, from a previous response with the same filter and order; empty for the first page. */
   pageToken: string;
   order: SortOrder;
+  orderBy: EventOrderBy;
 }
 
 export interface ListEventsResponse {
@@ -116,6 +135,8 @@ function createBaseEventFilter(): EventFilter {
     until: undefined,
     tokenId: "",
     domainPatterns: undefined,
+    occurredSince: undefined,
+    occurredUntil: undefined,
   };
 }
 
@@ -144,6 +165,12 @@ export const EventFilter: MessageFns<EventFilter> = {
     }
     if (message.domainPatterns !== undefined) {
       StringList.encode(message.domainPatterns, writer.uint32(66).fork()).join();
+    }
+    if (message.occurredSince !== undefined) {
+      Timestamp.encode(message.occurredSince, writer.uint32(74).fork()).join();
+    }
+    if (message.occurredUntil !== undefined) {
+      Timestamp.encode(message.occurredUntil, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -225,6 +252,22 @@ export const EventFilter: MessageFns<EventFilter> = {
             message.domainPatterns = StringList.decode(reader, reader.uint32());
             continue;
           }
+          case 9: {
+            if (tag !== 74) {
+              break;
+            }
+
+            message.occurredSince = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.occurredUntil = Timestamp.decode(reader, reader.uint32());
+            continue;
+          }
         }
         if ((tag & 7) === 4 || tag === 0) {
           break;
@@ -239,7 +282,7 @@ export const EventFilter: MessageFns<EventFilter> = {
 };
 
 function createBaseListEventsRequest(): ListEventsRequest {
-  return { filter: undefined, pageSize: 0, pageToken: "", order: 0 };
+  return { filter: undefined, pageSize: 0, pageToken: "", order: 0, orderBy: 0 };
 }
 
 export const ListEventsRequest: MessageFns<ListEventsRequest> = {
@@ -255,6 +298,9 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
     }
     if (message.order !== 0) {
       writer.uint32(32).int32(message.order);
+    }
+    if (message.orderBy !== 0) {
+      writer.uint32(40).int32(message.orderBy);
     }
     return writer;
   },
@@ -302,6 +348,14 @@ export const ListEventsRequest: MessageFns<ListEventsRequest> = {
             }
 
             message.order = reader.int32() as any;
+            continue;
+          }
+          case 5: {
+            if (tag !== 40) {
+              break;
+            }
+
+            message.orderBy = reader.int32() as any;
             continue;
           }
         }

@@ -32,6 +32,8 @@ import {
 import {
   CheckEventRequest,
   CheckEventResponse,
+  FindRequestKeysRequest,
+  FindRequestKeysResponse,
   GetEventRequest,
   GetEventResponse,
   RecordEventRequest,
@@ -125,6 +127,22 @@ export const RegistryServiceService = {
     requestDeserialize: (value: Buffer): CheckEventRequest => CheckEventRequest.decode(value),
     responseSerialize: (value: CheckEventResponse): Buffer => Buffer.from(CheckEventResponse.encode(value).finish()),
     responseDeserialize: (value: Buffer): CheckEventResponse => CheckEventResponse.decode(value),
+  },
+  /**
+   * Which of a token's Idempotency-Keys were committed, with the fingerprint of the request that
+   * used each: a caller that records a group of events under one request's keys learns, before it
+   * sends any, whether the keys were used for another request. Writes nothing.
+   */
+  findRequestKeys: {
+    path: "/dynamic_events.registry.v1.RegistryService/FindRequestKeys" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: FindRequestKeysRequest): Buffer =>
+      Buffer.from(FindRequestKeysRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): FindRequestKeysRequest => FindRequestKeysRequest.decode(value),
+    responseSerialize: (value: FindRequestKeysResponse): Buffer =>
+      Buffer.from(FindRequestKeysResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): FindRequestKeysResponse => FindRequestKeysResponse.decode(value),
   },
   /** GetEvent returns one recorded event by id. */
   getEvent: {
@@ -266,6 +284,12 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
    * make RecordEvent refuse what CheckEvent let through; RecordEvent enforces every rule itself.
    */
   checkEvent: handleUnaryCall<CheckEventRequest, CheckEventResponse>;
+  /**
+   * Which of a token's Idempotency-Keys were committed, with the fingerprint of the request that
+   * used each: a caller that records a group of events under one request's keys learns, before it
+   * sends any, whether the keys were used for another request. Writes nothing.
+   */
+  findRequestKeys: handleUnaryCall<FindRequestKeysRequest, FindRequestKeysResponse>;
   /** GetEvent returns one recorded event by id. */
   getEvent: handleUnaryCall<GetEventRequest, GetEventResponse>;
   /** GetDevice returns a device by its unique name. */
@@ -379,6 +403,26 @@ export interface RegistryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: CheckEventResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * Which of a token's Idempotency-Keys were committed, with the fingerprint of the request that
+   * used each: a caller that records a group of events under one request's keys learns, before it
+   * sends any, whether the keys were used for another request. Writes nothing.
+   */
+  findRequestKeys(
+    request: FindRequestKeysRequest,
+    callback: (error: ServiceError | null, response: FindRequestKeysResponse) => void,
+  ): ClientUnaryCall;
+  findRequestKeys(
+    request: FindRequestKeysRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: FindRequestKeysResponse) => void,
+  ): ClientUnaryCall;
+  findRequestKeys(
+    request: FindRequestKeysRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: FindRequestKeysResponse) => void,
   ): ClientUnaryCall;
   /** GetEvent returns one recorded event by id. */
   getEvent(
