@@ -1,3 +1,4 @@
+import type { DeviceSource, EventSource, EventTypeSource, ObjectSource } from '@dynamic-events/proto';
 /**
  * The gateway's own plain types. Protobuf types stop in clients/*.ts: routes, validation and
  * presenters only see these, so a contract change touches one mapping per client.
@@ -46,59 +47,14 @@ export interface IdempotencyInput {
   requestHash: string;
 }
 
-/** A recorded event; timestamps are RFC 3339 UTC strings with nine fractional digits. */
-export interface RecordedEvent {
-  id: string;
-  domain: string;
-  eventType: string;
-  rels: string[];
-  images: string[];
-  videoClips: string[];
-  properties: PropertyPair[];
-  createdAt: string;
-  updatedAt: string;
-  /** The token that sent it; null when none did. */
-  tokenId: string | null;
-  /** When it happened, in createdAt's form; null when none was sent. */
-  occurredAt: string | null;
-}
-
-/** A registered device (kind "generic" when created on first sight). */
-export interface DeviceRecord {
-  deviceName: string;
-  kind: string;
-  createdAt: string;
-  updatedAt: string;
-  /** The token whose event created it; null when none did. */
-  createdByTokenId: string | null;
-}
-
-/** A registered object, linked to its device and domain. */
-export interface ObjectRecord {
-  /** Full identifier "{object_domain}.{object_id}". */
-  id: string;
-  objectId: string;
-  objectDomain: string;
-  objectName: string;
-  objectType: string;
-  deviceName: string;
-  createdAt: string;
-  updatedAt: string;
-  /** The token whose event created it; null when none did. */
-  createdByTokenId: string | null;
-}
-
-/** A registered event type within its domain. */
-export interface EventTypeRecord {
-  domain: string;
-  eventType: string;
-  displayName: string;
-  displayDescription: string;
-  createdAt: string;
-  updatedAt: string;
-  /** The token whose event created it; null when none did. */
-  createdByTokenId: string | null;
-}
+/**
+ * Recorded events and registered entities, timestamps as RFC 3339 UTC strings with nine fractional
+ * digits: the shapes the shared JSON presenters read (the registry's webhook payloads use them too).
+ */
+export type RecordedEvent = EventSource;
+export type DeviceRecord = DeviceSource;
+export type ObjectRecord = ObjectSource;
+export type EventTypeRecord = EventTypeSource;
 
 /** What the media service answered for a stored image. */
 export interface StoredImage {
