@@ -22,6 +22,8 @@ export function webhookGoals(r) {
 
 export const webhookGoalsMet = (r) => webhookGoals(r).every(([, , , met]) => met);
 
+const rssText = (m = {}) => ['gateway', 'registry', 'media'].map((role) => num(m[role])).join(' / ');
+
 const CPU_ROLES = ['load', 'gateway', 'registry', 'media', 'postgres', 'receivers'];
 
 /** Rows of CPU µs per delivery (the bench's own process is `load`). */
@@ -47,5 +49,6 @@ export function webhookTables(r, quick, table) {
     table(['webhooks', 'goal', 'measured', 'result'], goals, [0, 1, 2, 3]),
     table(['CPU us per delivery', ...CPU_ROLES.map((role) => (role === 'load' ? 'bench' : role)), 'total'], cpuRows(r)),
     catchUps.join('\n'),
+    `max RSS MiB (gateway / registry / media) per phase: ${['drain', 'latency', 'refused', 'hang', 'isolation'].map((p) => `${p} ${rssText(r.webhooks[p].maxRssMiB)}`).join('; ')}`,
   ].join('\n\n');
 }

@@ -74,25 +74,34 @@ export async function webhooksScenario(ctx, stack, target) {
   const roles = () => ({ ...target.roles(), receivers: [receivers.pid] });
   const memory = sampleRss(target.rss);
   const phases = {};
+  /** Runs a phase with its own RSS sampling: which phase a peak belongs to. */
+  const measure = async (run) => {
+    const rss = sampleRss(target.rss);
+    try {
+      return { ...(await run()), maxRssMiB: rss.stop() };
+    } finally {
+      rss.stop();
+    }
+  };
   try {
     ctx.log('webhooks: drain');
-    phases.drain = await drainPhase(ctx, stack, target, receivers, roles);
+    phases.drain = await measure(() => drainPhase(ctx, stack, target, receivers, roles));
     const hooks = [];
     for (let i = 0; i < HOOKS; i++) hooks.push(await createHook(stack.base, receivers.urls[i]));
     await sleep(1500);
     const all = hooks.map((_, i) => i);
     ctx.log('webhooks: latency');
-    phases.latency = await latencyPhase(ctx, target, receivers, roles, all, 6e6);
+    phases.latency = await measure(() => latencyPhase(ctx, target, receivers, roles, all, 6e6));
     ctx.log('webhooks: one endpoint refusing connections');
-    phases.refused = await deadPhase(ctx, stack, target, receivers, roles, hooks, refused, 7e6);
+    phases.refused = await measure(() => deadPhase(ctx, stack, target, receivers, roles, hooks, refused, 7e6));
     ctx.log('webhooks: one endpoint never answering');
-    phases.hang = await deadPhase(ctx, stack, target, receivers, roles, hooks, receivers.urls[HOOKS], 8e6);
+    phases.hang = await measure(() => deadPhase(ctx, stack, target, receivers, roles, hooks, receivers.urls[HOOKS], 8e6));
     // A fresh tenth webhook: the dead one's retries are not the isolation's to deliver.
     await deleteHook(stack.base, hooks.pop());
     hooks.push(await createHook(stack.base, receivers.urls[HOOKS - 1]));
     ctx.log('webhooks: isolation');
-    const isolation = await isolationPhase(ctx, stack, target, receivers, roles, hooks);
-    phases.isolation = isolation.figures;
+    const isolation = await measure(() => isolationPhase(ctx, stack, target, receivers, roles, hooks));
+    phases.isolation = { ...isolation.figures, maxRssMiB: isolation.maxRssMiB };
     const anomalies = phases.drain.missing + phases.latency.missing + phases.refused.missing + phases.hang.missing + isolation.figures.missing;
     const failed = isolation.run.failed + phases.drain.failed + phases.latency.failed + phases.refused.failed + phases.hang.failed;
     return { ...isolation.run, failed, webhooks: phases, check: { anomalies }, maxRssMiB: memory.stop() };
