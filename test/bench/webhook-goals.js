@@ -1,4 +1,4 @@
-// The webhooks scenario's goals (issue 37, section 5) and its tables: each goal with what was
+// The webhooks scenario's goals and its tables: each goal with what was
 // measured, and CPU µs per delivery of every process in each phase.
 
 const RSS_GOAL_MIB = 200;

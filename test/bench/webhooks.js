@@ -1,4 +1,4 @@
-// The webhooks scenario (issue 37): a backlog drained, the time from a POST's 200 to each receiver at
+// The webhooks scenario: a backlog drained, the time from a POST's 200 to each receiver at
 // a fixed rate, the same with one endpoint dead, and saturating ingest with ten webhooks against none
 // (webhook-isolation.js). Receivers run in a process of their own (webhook-receivers.js).
 import { admin } from './auth.js';
