@@ -11,7 +11,7 @@ export const BENCH_ADMIN_TOKEN = 'bench-admin-token-0123456789abcdefghijklmnop';
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Calls the admin API; throws on anything but the expected status. */
-async function admin(base, method, path, body, expected = 200) {
+export async function admin(base, method, path, body, expected = 200) {
   const res = await fetch(`${base}/api/platform/dh/settings/dynamic-events${path}`, {
     method,
     headers: { authorization: `Bearer ${BENCH_ADMIN_TOKEN}`, 'content-type': 'application/json' },

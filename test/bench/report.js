@@ -3,6 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { gcPerThousand } from './gc.js';
 import { GOALS, verdict } from './scenarios.js';
+import { webhookTables } from './webhook-goals.js';
 
 const TITLES = {
   steady: 'steady, 1,000 devices',
@@ -13,6 +14,7 @@ const TITLES = {
   scale: 'scale: steady on 10 M events',
   watch: 'steady + 10 SSE watchers',
   auth: 'steady, token required and sent',
+  webhooks: 'steady + 10 webhooks (webhook-goals.js)',
   list: 'list: device latest 100, 10 M',
   listAlone: 'list, one connection, 10 M',
   listGrpc: 'ListEvents over gRPC, one caller, 10 M',
@@ -40,7 +42,10 @@ function mainTable(scenarios, quick) {
 
 /** What a scenario's base run was (the echo, unless the scenario compares two stack runs). */
 function baseTitle(name, r) {
-  const own = { batch: 'steady (interleaved with batch)', scale: 'steady, empty database (interleaved)', watch: 'steady without watchers (interleaved)', auth: 'steady, no token required (interleaved)' };
+  const own = {
+    batch: 'steady (interleaved with batch)', scale: 'steady, empty database (interleaved)', watch: 'steady without watchers (interleaved)',
+    auth: 'steady, no token required (interleaved)', webhooks: 'steady without webhooks (interleaved)',
+  };
   return own[name] ?? `echo for ${name} (${r.connections} conns)`;
 }
 
@@ -138,6 +143,7 @@ export function printReport(report) {
     console.log(`\n${cpuTable(scenarios)}`);
     if (Object.values(scenarios).some((r) => r.gc)) console.log(`\n${gcTable(scenarios)}`);
     if (Object.values(scenarios).some((r) => r.maxRssMiB)) console.log(`\n${memoryTable(scenarios, meta.quick)}`);
+    if (scenarios.webhooks) console.log(`\n${webhookTables(scenarios.webhooks, meta.quick, table)}`);
   }
   const extra = notes(report);
   if (extra.length > 0) console.log(`\n${extra.join('\n')}`);

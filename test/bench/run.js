@@ -26,8 +26,9 @@ import { checkRoot, startEcho, startStack } from './stack.js';
 import { listScenario, watchScenario } from './watch.js';
 import { authScenario, BENCH_ADMIN_TOKEN } from './auth.js';
 import { listGrpcScenario } from './list-grpc.js';
+import { webhooksScenario } from './webhooks.js';
 
-const ALL = ['steady', 'batch', 'sequential', 'first', 'images', 'watch', 'auth', 'scale', 'list'];
+const ALL = ['steady', 'batch', 'sequential', 'first', 'images', 'watch', 'auth', 'webhooks', 'scale', 'list'];
 const log = (line) => console.error(`bench: ${line}`);
 
 const { values: cli } = parseArgs({
@@ -87,8 +88,10 @@ async function prepareScaleDatabase() {
 
 /** Starts a stack on `dbUrl` (undefined: embedded) and returns its load target; stopped by cleanup. */
 async function stackOn(dbUrl, name) {
-  // ADMIN_TOKEN only opens the admin API (the auth scenario uses it); the instance stays open until a token exists.
-  const stack = await startStack(root, { ...(dbUrl ? { DATABASE_URL: dbUrl } : {}), ADMIN_TOKEN: BENCH_ADMIN_TOKEN }, name);
+  // ADMIN_TOKEN only opens the admin API (the auth and webhooks scenarios use it); the instance stays
+  // open until a token exists. The webhooks scenario's receivers listen on 127.0.0.1.
+  const env = { ...(dbUrl ? { DATABASE_URL: dbUrl } : {}), ADMIN_TOKEN: BENCH_ADMIN_TOKEN, WEBHOOK_ALLOWED_NETWORKS: '127.0.0.0/8' };
+  const stack = await startStack(root, env, name);
   cleanups.push(stack.stop);
   const missing = ['gateway', 'registry', 'media'].filter((role) => !stack.services[role]);
   if (missing.length > 0) log(`WARNING: ${missing.join(', ')} not found among the launcher's children: no CPU or RSS figures for them`);
@@ -123,6 +126,7 @@ async function emptyDatabaseScenarios(images) {
   await run('images', () => scenarios.imagesScenario(ctx, target, images));
   await run('watch', () => watchScenario(ctx, target));
   await run('auth', () => authScenario(ctx, stack, target));
+  await run('webhooks', () => webhooksScenario(ctx, stack, target));
   if (selected.has('scale') || selected.has('list')) return target;
   await stack.stop();
   return undefined;

@@ -5,6 +5,7 @@ import { countDevices, firstSightingRows } from './database.js';
 import { stackGcReader, sumGc } from './gc.js';
 import { load } from './load.js';
 import { postgresPids } from './processes.js';
+import { webhookGoalsMet } from './webhook-goals.js';
 
 const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -21,6 +22,7 @@ export const GOALS = {
     pass: (r) => r.ratio >= 0.9 && r.watch.p99 <= 1000 && r.watch.p50 <= 100 && r.watch.missing === 0,
   },
   auth: { text: '>= 0.95 x without auth', pass: (r) => r.ratio >= 0.95 },
+  webhooks: { text: 'webhook-goals.js: drain, latency, isolation', pass: (r) => webhookGoalsMet(r) },
   list: { text: 'p99 <= 20 ms', pass: (r) => r.p99 <= 20 },
   listAlone: { text: 'p50/p99 reported (no threshold)', pass: () => null },
   // The issue's own figure: ListEvents (gRPC) for one device's latest 100 on 10 M events.

@@ -11,6 +11,17 @@ import type { WebhookMetrics } from './webhook-metrics.js';
 
 /** How soon a fan-out that found a cursor held by another replica looks again. */
 const SKIPPED_RETRY_MS = 25;
+/**
+ * How long a delivery claimed ahead may wait for a free slot: later, it is left to its lease (which
+ * runs WEBHOOK_TIMEOUT_MS + 30 s), so its attempt always ends before another replica may take it.
+ */
+const READY_MAX_WAIT_MS = 20_000;
+
+/** A delivery claimed for a slot not yet free, and when it was claimed. */
+interface Ready {
+  delivery: ClaimedDelivery;
+  claimedAt: number;
+}
 
 interface Target {
   id: string;
@@ -47,6 +58,8 @@ interface RunnerOptions {
 export class DeliveryRunner {
   private targets = new Map<string, Target>();
   private readonly inFlight = new Map<string, number>();
+  /** Per webhook, deliveries claimed ahead (at most `maxInFlight`), sent as slots free. */
+  private readonly ready = new Map<string, Ready[]>();
   private readonly claiming = new Set<string>();
   private readonly abort = new AbortController();
   private unfollow: (() => void) | undefined;
@@ -154,17 +167,36 @@ export class DeliveryRunner {
       }
     }
     this.targets = next;
+    for (const id of this.ready.keys()) if (!next.has(id)) this.ready.delete(id);
   }
 
-  /** Claims what this webhook has due, up to its free slots; runs again as attempts end. */
+  /** Sends what this webhook has claimed ahead into its free slots, oldest claim first. */
+  private fill(target: Target, ready: Ready[]): void {
+    while (ready.length > 0 && (this.inFlight.get(target.id) ?? 0) < this.o.maxInFlight) {
+      const next = ready.shift() as Ready;
+      // Waited too long: its lease may end before an attempt would; it becomes due again then.
+      if (Date.now() - next.claimedAt <= READY_MAX_WAIT_MS) this.attempt(target, next.delivery);
+    }
+  }
+
+  /**
+   * Fills this webhook's free slots, and claims more once it holds no more than `maxInFlight` (in
+   * flight and claimed ahead): a claim of at least one batch, taken while the previous one is still
+   * being sent, so a slot that frees does not wait for a round trip to the database.
+   */
   private pump(target: Target): void {
-    const busy = this.inFlight.get(target.id) ?? 0;
-    // Claim in batches: a round trip per delivery would cost more than the attempt.
-    if (this.claiming.has(target.id) || busy > this.o.maxInFlight / 2 || this.abort.signal.aborted) return;
+    let ready = this.ready.get(target.id);
+    if (!ready) this.ready.set(target.id, (ready = []));
+    this.fill(target, ready);
+    const held = (this.inFlight.get(target.id) ?? 0) + ready.length;
+    if (this.claiming.has(target.id) || held > this.o.maxInFlight || this.abort.signal.aborted) return;
     this.claiming.add(target.id);
-    claimDue(this.o.pool, target.id, this.o.maxInFlight - busy, this.o.leaseSeconds)
+    const limit = 2 * this.o.maxInFlight - held;
+    const queue = ready;
+    claimDue(this.o.pool, target.id, limit, this.o.leaseSeconds)
       .then((claimed) => {
-        for (const delivery of claimed) this.attempt(target, delivery);
+        const claimedAt = Date.now();
+        for (const delivery of claimed) queue.push({ delivery, claimedAt });
         return claimed.length;
       })
       .catch((err: Error) => {
@@ -173,7 +205,11 @@ export class DeliveryRunner {
       })
       .then((n) => {
         this.claiming.delete(target.id);
-        if (n > 0 && n === this.o.maxInFlight - busy) this.pump(target);
+        const current = this.targets.get(target.id);
+        if (!current?.enabled) return;
+        // A full claim: there may be more due.
+        if (n === limit) this.pump(current);
+        else this.fill(current, queue);
       });
   }
 

@@ -37,7 +37,7 @@ export interface NewDelivery {
   body: string;
 }
 
-/** The columns of a new delivery, each with its SQL array type and its value: one table, so parameters and columns cannot drift apart. */
+/** The columns of a new delivery but its body, each with its SQL array type and its value: one table, so parameters and columns cannot drift apart. */
 const DELIVERY_COLUMNS: ReadonlyArray<readonly [column: string, type: string, value: (d: NewDelivery) => unknown]> = [
   ['id', 'uuid', (d) => d.id],
   ['webhook_id', 'uuid', (d) => d.webhookId],
@@ -45,17 +45,29 @@ const DELIVERY_COLUMNS: ReadonlyArray<readonly [column: string, type: string, va
   ['position', 'int4', (d) => d.position],
   ['type', 'text', (d) => d.type],
   ['event_id', 'uuid', (d) => d.eventId ?? null],
-  ['body', 'text', (d) => d.body],
 ];
 
-const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS.map(([c]) => c).join(', ')}, next_attempt_at)
-  SELECT *, clock_timestamp() FROM unnest(${DELIVERY_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')})
+// Each distinct body travels once ($n+2), each row names its own by index ($n+1): a change that ten
+// webhooks take is one body in the statement, not ten. A subscript keeps the rows in array order,
+// so clock_timestamp() stamps them in commit order (a join could reorder them).
+const BODY_INDEX = DELIVERY_COLUMNS.length + 1;
+const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (${DELIVERY_COLUMNS.map(([c]) => c).join(', ')}, body, next_attempt_at)
+  SELECT ${DELIVERY_COLUMNS.map(([c]) => `d.${c}`).join(', ')}, ($${BODY_INDEX + 1}::text[])[d.body_at], clock_timestamp()
+  FROM unnest(${DELIVERY_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}, $${BODY_INDEX}::int4[]) AS d(${DELIVERY_COLUMNS.map(([c]) => c).join(', ')}, body_at)
   ON CONFLICT ON CONSTRAINT webhook_deliveries_change_key DO NOTHING`;
 
 /** Inserts the deliveries (a change already delivered to a webhook keeps its row), due now. */
 export async function insertDeliveries(db: Queryable, deliveries: NewDelivery[]): Promise<void> {
   if (deliveries.length === 0) return;
-  await query(db, INSERT_DELIVERIES, DELIVERY_COLUMNS.map(([, , value]) => deliveries.map(value)), 'registry-webhook-insert-deliveries');
+  const bodies: string[] = [];
+  const indexOf = new Map<string, number>();
+  const bodyAt = deliveries.map((d) => {
+    let at = indexOf.get(d.body);
+    if (at === undefined) indexOf.set(d.body, (at = bodies.push(d.body)));
+    return at;
+  });
+  const values = [...DELIVERY_COLUMNS.map(([, , value]) => deliveries.map(value)), bodyAt, bodies];
+  await query(db, INSERT_DELIVERIES, values, 'registry-webhook-insert-deliveries');
 }
 
 /** Moves the locked webhooks' cursors to `through`. */
