@@ -61,7 +61,8 @@ describe('webhook admin API: create', () => {
     // Read back without the secret; the secret is never logged.
     const read = await json('GET', `${WEBHOOKS}/${String(webhook.id)}`);
     expect(read).toMatchObject({ status: 200, body: webhook });
-    expect(read.headers.get('cache-control')).toBeNull();
+    // Every JSON answer is no-store (a read too): nothing of the admin API stays in a browser's cache.
+    expect(read.headers.get('cache-control')).toBe('no-store');
     const list = await json('GET', WEBHOOKS);
     expect(list.body).toEqual({ webhooks: [webhook], next_page_token: null });
     expect(gw.rawLogs.join('\n')).not.toContain(String(secret));

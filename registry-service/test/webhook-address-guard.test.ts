@@ -89,20 +89,20 @@ describe('connections go only to checked addresses', () => {
     // A literal address is refused by the connector itself (net would skip the lookup).
     expect((await to('127.0.0.2')).error).toBe('refused: 127.0.0.2 is a loopback address');
     expect(receiver.connections).toBe(0);
-    await sender.close();
+    await sender.close(0);
   });
 
   it('the address checked is the one connected to: a trusted network reaches the receiver', async () => {
     const { sender, send: to } = send(stub({ 'hooks.example.test': ['127.0.0.2'] }), ['127.0.0.2/32']);
     expect((await to('hooks.example.test')).statusCode).toBe(204);
     expect(receiver.connections).toBe(1);
-    await sender.close();
+    await sender.close(0);
   });
 
   it('a resolver failure is an attempt that failed, not a crash', async () => {
     const { sender, send: to } = send(stub({}));
     expect((await to('nowhere.example.test')).error).toBe('the host name does not resolve');
-    await sender.close();
+    await sender.close(0);
   });
 
   it('AddressRefusedError carries its code', () => {

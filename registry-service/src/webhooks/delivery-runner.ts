@@ -100,7 +100,6 @@ export class DeliveryRunner {
     this.wakeLoop?.();
     await this.loop;
     this.following(false);
-    await this.o.outcomes.flush();
   }
 
   private async run(): Promise<void> {

@@ -18,7 +18,8 @@ interface SenderOptions {
 /** POSTs one signed body to a receiver and says what came of it; never rejects. */
 export interface Sender {
   send(url: string, headers: Record<string, string>, body: string): Promise<AttemptResult>;
-  close(): Promise<void>;
+  /** Waits up to `graceMs` for the requests in flight, then cuts what is left. */
+  close(graceMs: number): Promise<void>;
 }
 
 /** A short, safe description of a failure (an undici or socket code, never the receiver's bytes). */
@@ -48,9 +49,16 @@ export function createSender(options: SenderOptions): Sender {
     maxHeaderSize: 16 * 1024,
     keepAliveTimeout: 4000,
   });
+  // Each attempt's abort: its timeout, or close() once the grace is over.
+  const inFlight = new Set<AbortController>();
+  let drained: (() => void) | undefined;
   return {
     async send(url, headers, body) {
       const started = performance.now();
+      const abort = new AbortController();
+      // A timer of its own, not AbortSignal.timeout in AbortSignal.any, which Node 20 may collect before it fires.
+      const timer = setTimeout(() => abort.abort(new DOMException('timeout', 'TimeoutError')), timeoutMs);
+      inFlight.add(abort);
       const done = (r: Omit<AttemptResult, 'durationMs'>): AttemptResult => ({ ...r, durationMs: performance.now() - started });
       try {
         const answer = await request(url, {
@@ -58,7 +66,7 @@ export function createSender(options: SenderOptions): Sender {
           dispatcher: agent,
           headers: { ...headers, 'content-type': 'application/json', 'user-agent': options.userAgent },
           body,
-          signal: AbortSignal.timeout(timeoutMs),
+          signal: abort.signal,
         });
         let kept = Buffer.alloc(0);
         for await (const chunk of answer.body as AsyncIterable<Buffer>) {
@@ -75,9 +83,25 @@ export function createSender(options: SenderOptions): Sender {
           responseBody: asText(kept),
         });
       } catch (err) {
-        return done({ statusCode: undefined, error: describe(err, timeoutMs), retryAfterSeconds: undefined, responseBody: '' });
+        const cut = abort.signal.reason instanceof DOMException && abort.signal.reason.name === 'AbortError';
+        return done({ statusCode: undefined, error: cut ? 'cut at shutdown' : describe(err, timeoutMs), retryAfterSeconds: undefined, responseBody: '' });
+      } finally {
+        clearTimeout(timer);
+        inFlight.delete(abort);
+        if (inFlight.size === 0) drained?.();
       }
     },
-    close: () => agent.close(),
+    async close(graceMs) {
+      if (inFlight.size > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          drained = resolve;
+          timer = setTimeout(resolve, graceMs);
+        });
+        clearTimeout(timer);
+      }
+      for (const abort of inFlight) abort.abort(new DOMException('shutdown', 'AbortError'));
+      await agent.destroy();
+    },
   };
 }

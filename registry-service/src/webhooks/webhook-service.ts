@@ -14,6 +14,9 @@ import { createSender } from './sender.js';
 import { createWebhookMetrics } from './webhook-metrics.js';
 import { createWebhooks, type Webhooks } from './webhooks.js';
 
+/** How long shutdown waits for attempts in flight (a receiver may take WEBHOOK_TIMEOUT_MS). */
+const CLOSE_GRACE_MS = 2000;
+
 /** The user-agent receivers see. */
 const WEBHOOK_USER_AGENT = 'dynamic-events-webhooks/1';
 
@@ -76,7 +79,9 @@ export function createWebhookParts(deps: WebhookServiceDeps): WebhookParts {
     runner,
     async close() {
       await runner.close();
-      await sender.close();
+      // Attempts in flight get a moment to finish and be written; the rest are sent again once their lease ends.
+      await sender.close(CLOSE_GRACE_MS);
+      await outcomes.flush();
     },
   };
 }
