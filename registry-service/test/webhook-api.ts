@@ -1,5 +1,5 @@
 /** WebhookService as a test calls it, with the internal credential. */
-import { callUnary, createGrpcClient } from '@dynamic-events/proto/runtime';
+import { callUnary, createGrpcClient, pollUntil } from '@dynamic-events/proto/runtime';
 import { registry } from '@dynamic-events/proto';
 import { TEST_INTERNAL_TOKEN } from '../../test/support/servers.js';
 
@@ -26,13 +26,12 @@ export function webhookApi(address: string) {
 }
 export type WebhookApi = ReturnType<typeof webhookApi>;
 
-/** Polls until `check` holds (a delivery's state written after its attempt). */
+/** Polls until `check` holds (a delivery's state written after its attempt) and answers what was read. */
 export async function eventually<T>(read: () => Promise<T>, check: (value: T) => boolean, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await read();
-    if (check(value)) return value;
-    if (Date.now() > deadline) throw new Error(`condition not met within ${timeoutMs} ms: ${JSON.stringify(value, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v))}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  let last: T | undefined;
+  const shown = () => JSON.stringify(last, (_k, v: unknown) => (typeof v === 'bigint' ? String(v) : v));
+  await pollUntil('the condition', async () => check((last = await read())), { timeoutMs, intervalMs: 50 }).catch((err: Error) => {
+    throw new Error(`${err.message}; last read: ${shown()}`);
+  });
+  return last as T;
 }

@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { postgresAvailable } from '../../test/support/servers.js';
 import { runCli } from '../src/cli/run.js';
 import { sampleEvent, TEST_INTERNAL_TOKEN, useFreshRegistry, type TestRegistry } from './helpers.js';
+import { eventually } from './webhook-api.js';
 
 const up = await postgresAvailable();
 let t: TestRegistry;
@@ -35,11 +36,8 @@ describe.skipIf(!up)('webhooks from the CLI, against the registry', () => {
 
     await t.api.recordEvent(sampleEvent());
     t.server.webhooks.runner?.start();
-    let log: { deliveries: Array<{ id: string; status: string }> } = { deliveries: [] };
-    for (let tries = 0; log.deliveries.length === 0 && tries < 100; tries++) {
-      log = JSON.parse((await cli('webhooks', 'deliveries', webhook.id, '--status', 'pending')).stdout) as typeof log;
-      if (log.deliveries.length === 0) await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    const pending = async () => JSON.parse((await cli('webhooks', 'deliveries', webhook.id, '--status', 'pending')).stdout) as { deliveries: Array<{ id: string; status: string }> };
+    const log = await eventually(pending, (l) => l.deliveries.length > 0);
     expect(log.deliveries).toHaveLength(1);
     expect(JSON.parse((await cli('webhooks', 'retry', webhook.id, log.deliveries[0]!.id)).stdout)).toMatchObject({ id: log.deliveries[0]!.id, status: 'pending' });
     expect(JSON.parse((await cli('webhooks', 'recover', webhook.id, '--since', '2026-01-01T00:00:00Z')).stdout)).toEqual({ recovered: 0 });

@@ -4,6 +4,7 @@
  * the official `standardwebhooks` package); and the whole stack SIGKILLed under load, then started
  * again on its DATA_DIR, delivers every event that was answered 200.
  */
+import { pollUntil } from '@dynamic-events/proto/runtime';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
@@ -45,14 +46,9 @@ describe('webhooks on the real stack', () => {
     expect(byType.get('event.created')).toEqual((await getJson(`${stack.api}/dynamic-events/${event.id}`)).body);
     expect(byType.get('device.created')).toEqual((await getJson(`${stack.api}/devices/gate-cam-7`)).body);
     // The delivery metrics, as Prometheus reads them: attempts by outcome, the backlog per webhook.
-    const scrapeUntil = async (pattern: RegExp) => {
-      for (let tries = 0; ; tries++) {
-        const body = await (await fetch(stack.metrics.registry)).text();
-        if (pattern.test(body) || tries === 50) return body;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    };
-    const text = await scrapeUntil(/^registry_webhook_attempt_duration_seconds_count 2$/m);
+    let text = '';
+    const counted = /^registry_webhook_attempt_duration_seconds_count 2$/m;
+    await pollUntil('both attempts counted', async () => counted.test((text = await (await fetch(stack.metrics.registry)).text())), { timeoutMs: 5000 });
     expect(lintExposition(text)).toEqual([]);
     if (PROMTOOL) expect(promtoolCheck(PROMTOOL, text)).toEqual({ code: 0, output: '' });
     expect(text).toMatch(/^registry_webhook_attempts_total\{outcome="succeeded"\} 2$/m);

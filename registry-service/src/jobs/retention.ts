@@ -2,7 +2,7 @@ import type pg from 'pg';
 import type { Logger } from 'pino';
 import { purgeCommitLog } from '../db/queries/commit-log.js';
 import { fanOutFloor } from '../db/queries/webhook-fan-out.js';
-import { deleteExpiredDeliveries, deleteExpiredEvents } from '../db/queries/retention.js';
+import { deleteExpired } from '../db/queries/retention.js';
 import type { Metrics } from '../metrics.js';
 import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './background-job.js';
 import type { CommitHorizon } from '../watch/commit-horizon.js';
@@ -39,8 +39,8 @@ export function createRetention(options: RetentionOptions): Retention {
 
   async function pass(): Promise<{ events: number; commits: number; deliveries: number }> {
     const seconds = options.eventRetentionSeconds;
-    const events = seconds === undefined ? 0 : await drain(() => deleteExpiredEvents(pool, seconds, batch), 'events');
-    const deliveries = seconds === undefined ? 0 : await drain(() => deleteExpiredDeliveries(pool, seconds, batch), 'webhook_deliveries');
+    const events = seconds === undefined ? 0 : await drain(() => deleteExpired(pool, 'events', seconds, batch), 'events');
+    const deliveries = seconds === undefined ? 0 : await drain(() => deleteExpired(pool, 'webhook_deliveries', seconds, batch), 'webhook_deliveries');
     // Only commits every watcher can already see are purged: none appears behind the purge horizon later.
     const readable = await horizon.refresh(5000);
     // Commits no webhook has fanned out yet are its queue: kept whatever their age.

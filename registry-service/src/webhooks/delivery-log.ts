@@ -5,7 +5,8 @@ import { findWebhook } from '../db/queries/webhooks.js';
 import { createTokenCodec, scopeOf } from '../reads/page-token.js';
 import { isUuid } from '../uuid-v7.js';
 import type { DeliveryRecord, DeliveryStatus } from './webhook-model.js';
-import { pageSizeOf, webhookNotFound } from './webhooks.js';
+import { pageSizeOf } from '../reads/list-filters.js';
+import { webhookNotFound } from './webhooks.js';
 
 interface DeliveryListQuery {
   webhookId: string;

@@ -125,16 +125,27 @@ export class DeliveryRunner {
     }
   }
 
-  /** Waits for the horizon to pass what was fanned out (when given), a wake-up, or the poll interval. */
-  private async sleep(fanned: bigint | undefined): Promise<void> {
-    const woken = new Promise<void>((resolve) => (this.wakeLoop = resolve));
-    const timeout = AbortSignal.timeout(this.pollMs);
-    const limit = AbortSignal.any([this.abort.signal, timeout]);
-    // An already aborted signal fires no 'abort' again: a close() during the pass must not wait forever.
-    const ended = new Promise<void>((resolve) => (limit.aborted ? resolve() : limit.addEventListener('abort', () => resolve(), { once: true })));
-    const passed = fanned === undefined ? ended : this.o.horizon.waitPast(fanned, this.pollMs, limit);
-    await Promise.race([woken, passed]);
-    this.wakeLoop = undefined;
+  /**
+   * Waits for the horizon to pass what was fanned out (when given), a wake-up, close(), or the poll
+   * interval. The interval is a timer of its own: Node 20 may collect an AbortSignal.timeout held
+   * only by AbortSignal.any before it fires (nodejs/node#57736), and the loop would sleep for good.
+   */
+  private sleep(fanned: bigint | undefined): Promise<void> {
+    const { signal } = this.abort;
+    if (signal.aborted) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener('abort', done);
+        // A late waitPast of an earlier sleep must not take the wake-up of the current one.
+        if (this.wakeLoop === done) this.wakeLoop = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.pollMs);
+      signal.addEventListener('abort', done, { once: true });
+      this.wakeLoop = done;
+      if (fanned !== undefined) void this.o.horizon.waitPast(fanned, this.pollMs, signal).then(done);
+    });
   }
 
   private async fanOutTo(bound: bigint, fanned: bigint): Promise<bigint> {

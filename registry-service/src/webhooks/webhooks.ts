@@ -1,6 +1,7 @@
 import { AppError, quoteName } from '@dynamic-events/proto';
 import type pg from 'pg';
 import { deleteWebhook, findWebhook, insertWebhook, listWebhooks, rotateWebhookSecret, updateWebhook } from '../db/queries/webhooks.js';
+import { pageSizeOf } from '../reads/list-filters.js';
 import { createTokenCodec } from '../reads/page-token.js';
 import { isUuid, uuidv7 } from '../uuid-v7.js';
 import type { AddressGuard } from './address-guard.js';
@@ -24,13 +25,6 @@ export interface Webhooks {
 export function webhookNotFound(id: string): AppError {
   const shown = isUuid(id) ? id : quoteName(id.slice(0, 64), '"');
   return new AppError('NOT_FOUND', `webhook ${shown} not found`, { field: 'id' });
-}
-
-/** 1 to 1000; 0 means 100, as every list. */
-export function pageSizeOf(size: number, field = 'page_size'): number {
-  if (size === 0) return 100;
-  if (size > 1000) throw new AppError('INVALID_ARGUMENT', `${field} must be at most 1000`, { field, rule: 'maximum' });
-  return size;
 }
 
 interface WebhookDeps {
