@@ -6,7 +6,7 @@ import { query } from './query.js';
  * with them, ON DELETE CASCADE) and webhook deliveries (their attempts go with them; pending ones
  * too: the log and the backlog are kept as long as the events).
  */
-export type ExpiringTable = 'events' | 'webhook_deliveries';
+type ExpiringTable = 'events' | 'webhook_deliveries';
 
 /**
  * Deletes up to `limit` rows of `table` created more than `olderThanSeconds` ago, oldest first. Rows
