@@ -67,6 +67,7 @@ export const LAUNCHER_ENV = defineEnv({
   GATEWAY_METRICS_PORT: metricsPortOf('gateway', 9464),
   REGISTRY_METRICS_PORT: metricsPortOf('registry', 9465),
   MEDIA_METRICS_PORT: metricsPortOf('media service', 9466),
+  DELIVERY_METRICS_PORT: metricsPortOf('webhook delivery process (a registry replica with `WEBHOOK_DELIVERY=on`)', 9467),
   METRICS_HOST: withDefault(METRICS_HOST, '127.0.0.1'),
   LOG_LEVEL,
 });

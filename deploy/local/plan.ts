@@ -60,6 +60,7 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
     { name: 'GATEWAY_METRICS_PORT', value: config.GATEWAY_METRICS_PORT, fallback: 9464, host: metricsHost },
     { name: 'REGISTRY_METRICS_PORT', value: config.REGISTRY_METRICS_PORT, fallback: 9465, host: metricsHost },
     { name: 'MEDIA_METRICS_PORT', value: config.MEDIA_METRICS_PORT, fallback: 9466, host: metricsHost },
+    { name: 'DELIVERY_METRICS_PORT', value: config.DELIVERY_METRICS_PORT, fallback: 9467, host: metricsHost },
   ]);
   const port = (name: string) => ports[name] ?? 0;
   const registryAddr = config.REGISTRY_ADDR ?? hostPort('127.0.0.1', port('REGISTRY_GRPC_PORT'));
@@ -78,17 +79,22 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
     SHUTDOWN_TIMEOUT_MS: String(config.SHUTDOWN_TIMEOUT_MS),
     METRICS_HOST: metricsHost,
   };
-  const metricsPorts = { gateway: port('GATEWAY_METRICS_PORT'), registry: port('REGISTRY_METRICS_PORT'), media: port('MEDIA_METRICS_PORT') };
+  const metricsPorts = { gateway: port('GATEWAY_METRICS_PORT'), registry: port('REGISTRY_METRICS_PORT'), media: port('MEDIA_METRICS_PORT'), delivery: port('DELIVERY_METRICS_PORT') };
   // The registry alone seals and opens webhook secrets: no other process is handed the key.
   const sealing = env.WEBHOOK_SECRET_KEY ?? webhookKey;
   // A stack on one machine delivers to receivers on that machine too (the chart trusts no network by default).
   const webhookNetworks = env.WEBHOOK_ALLOWED_NETWORKS ?? LOCAL_WEBHOOK_NETWORKS;
+  const registry = { ...shared, ...(sealing === undefined ? {} : { WEBHOOK_SECRET_KEY: sealing }), WEBHOOK_ALLOWED_NETWORKS: webhookNetworks };
   const envs = {
     gateway: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.gateway), ALLOWED_HOSTS: allowedHosts(config) },
-    registry: { ...shared, ...(sealing === undefined ? {} : { WEBHOOK_SECRET_KEY: sealing }), WEBHOOK_ALLOWED_NETWORKS: webhookNetworks, METRICS_PORT: String(metricsPorts.registry) },
+    // Webhooks are sent by a replica of their own at a lower CPU priority (start.ts), never by the one ingest calls.
+    registry: { ...registry, WEBHOOK_DELIVERY: 'off', METRICS_PORT: String(metricsPorts.registry) },
     media: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.media) },
+    // Nobody calls its gRPC port (any free one); it starts once the registry has migrated the database.
+    delivery: { ...registry, WEBHOOK_DELIVERY: 'on', REGISTRY_GRPC_PORT: '0', MIGRATIONS: 'skip', METRICS_PORT: String(metricsPorts.delivery) },
   };
-  const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE } });
+  const database = { DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE };
+  const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, ...database }, delivery: { ...envs.delivery, ...database } });
   const all = [...refused, ...problems];
   // Written from variable names and rules only, never a value: safe to log whole.
   if (all.length > 0) throw new LogSafeError(`the stack cannot start: ${all.join('; ')}`);

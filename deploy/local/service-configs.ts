@@ -9,12 +9,14 @@ import { loadConfig as loadMediaConfig } from '@dynamic-events/media-service/con
 import { LogSafeError, type Environment } from '@dynamic-events/proto/runtime';
 import { loadConfig as loadRegistryConfig } from '@dynamic-events/registry-service/config';
 
-export type ServiceName = 'gateway' | 'registry' | 'media';
+/** The launcher's processes: `delivery` is a registry replica that only sends webhooks (plan.ts). */
+export type ServiceName = 'gateway' | 'registry' | 'media' | 'delivery';
 
 const LOADERS: Record<ServiceName, (env: Environment) => unknown> = {
   gateway: loadGatewayConfig,
   registry: loadRegistryConfig,
   media: loadMediaConfig,
+  delivery: loadRegistryConfig,
 };
 
 /** One sentence per service that refuses its environment (naming every bad variable, never a value). */

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 /**
  * All-in-one launcher behind `npm start` (built to deploy/local/dist/start.js): runs registry, media
- * and gateway as three child processes (the same entry points the containers use) on one machine,
+ * and gateway as child processes (the same entry points the containers use) on one machine, and a
+ * second registry process that only sends webhooks (WEBHOOK_DELIVERY=on, the one ingest calls has
+ * it off) at a lower CPU priority, so deliveries use what ingest leaves of the machine's CPU,
  * with embedded defaults unless DATABASE_URL / REDIS_URL / S3_* are set, which are passed through
  * unchanged.
  *
@@ -17,6 +19,7 @@
  * then registry and media. npm forwards the group's signal once more a millisecond later; a burst
  * counts as one request. A second signal more than a second later forces.
  */
+import { setPriority } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLogger, localUrl } from '@dynamic-events/proto/runtime';
@@ -45,6 +48,11 @@ try {
 const log = createLogger('launcher', config.LOG_LEVEL);
 
 const services = new Map<ServiceName, Child<Listening>>();
+/**
+ * The delivery process' nice value: under contention it gets about a tenth of a core's share
+ * against a service at 0 (the kernel's weights 110 against 1024), and all of an idle machine.
+ */
+const DELIVERY_NICE = 10;
 /** The embedded Postgres keeper (npm start without DATABASE_URL), stopped after the services. */
 let postgres: Child<{ url: string }> | undefined;
 let stopping = false;
@@ -60,6 +68,7 @@ function watch(child: Child<unknown>): void {
 
 function startService(name: ServiceName, dir: string, readyWithinMs: number): Child<Listening> {
   const child = startChild({ name, script: join(root, dir, 'dist', 'main.js'), env: plan.envs[name], isReady: isListening, readyWithinMs });
+  if (name === 'delivery' && child.process.pid !== undefined) setPriority(child.process.pid, DELIVERY_NICE);
   services.set(name, child);
   watch(child);
   return child;
@@ -73,10 +82,10 @@ async function stopServices(names: ServiceName[]): Promise<boolean> {
 async function stop(reason: string, code = 0): Promise<void> {
   if (stopping) return;
   stopping = true;
-  log.info({ reason }, 'stopping: gateway first, then registry and media, then the embedded Postgres');
+  log.info({ reason }, 'stopping: gateway first, then registry, delivery and media, then the embedded Postgres');
   await removeStackFile(config.DATA_DIR);
   const gatewayOk = await stopServices(['gateway']);
-  const backendsOk = await stopServices(['registry', 'media']);
+  const backendsOk = await stopServices(['registry', 'delivery', 'media']);
   const postgresOk = (await postgres?.stop()) ?? true;
   const ok = gatewayOk && backendsOk && postgresOk;
   log.info({ ok }, 'stopped');
@@ -118,6 +127,7 @@ async function startStack(): Promise<void> {
     // The ports again, right before the services bind them: another stack may have taken one while Postgres started.
     plan = await planStack(config, env, plan.internalToken, webhookKey);
     plan.envs.registry.DATABASE_URL = url;
+    plan.envs.delivery.DATABASE_URL = url;
   }
   if (stopping) return;
   for (const { name, from, to } of plan.moved) log.warn({ variable: name, default: from, port: to }, `default port ${from} is taken: ${name} uses ${to} (set it to choose)`);
@@ -125,13 +135,13 @@ async function startStack(): Promise<void> {
   const [registry, media] = [startService('registry', 'registry-service', 120_000), startService('media', 'media-service', 60_000)];
   const [registryReady, mediaReady] = await Promise.all([registry.ready, media.ready]);
   if (stopping) return;
-  const gateway = await startService('gateway', 'ingest-gateway', 60_000).ready;
+  const [gateway, deliveryReady] = await Promise.all([startService('gateway', 'ingest-gateway', 60_000).ready, startService('delivery', 'registry-service', 60_000).ready]);
   if (stopping) return;
   const port = config.PORT === 0 ? gateway.listening.port : config.PORT;
   // The gateway owns public URLs and derives the same default from PORT.
   const publicBaseUrl = (config.PUBLIC_BASE_URL ?? `http://localhost:${port}`).replace(/\/+$/, '');
   const metricsUrl = ({ listening }: Listening) => localUrl(config.METRICS_HOST, listening.metricsPort, '/metrics');
-  const metrics = { gateway: metricsUrl(gateway), registry: metricsUrl(registryReady), media: metricsUrl(mediaReady) };
+  const metrics = { gateway: metricsUrl(gateway), registry: metricsUrl(registryReady), media: metricsUrl(mediaReady), delivery: metricsUrl(deliveryReady) };
   const grpc = { registry: plan.registryAddr, media: plan.mediaAddr };
   const url = `${publicBaseUrl}/api/${config.PLATFORM_SEGMENT}/dh/dynamic-events`;
   await writeStackFile(config.DATA_DIR, { pid: process.pid, url, gateway: localUrl(config.HOST, port), ...grpc, metrics, internalToken: plan.internalToken });

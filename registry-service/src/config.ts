@@ -73,6 +73,8 @@ export interface WebhookConfig {
   disableAfterSeconds: number;
   allowedNetworks: string[];
   maxInFlight: number;
+  /** WEBHOOK_DELIVERY: whether this replica sends webhooks (every replica manages them). */
+  deliver: boolean;
 }
 
 /** A comma-separated list of DURATION values. */
@@ -172,6 +174,11 @@ export const REGISTRY_ENV = defineEnv({
     defaultText: 'none (`npm start`: loopback, `127.0.0.0/8,::1/128`)',
     description: 'Networks webhooks may reach although they are internal (loopback, private, link-local …): an in-cluster receiver, say. Every other internal address is refused at create and at each connection.',
   }),
+  WEBHOOK_DELIVERY: oneOf(['on', 'off'], {
+    default: 'on',
+    description:
+      '`off`: this replica manages webhooks and records events but sends none, leaving delivery to replicas with `on` (the chart runs them as a Deployment of their own, `npm start` as a process at a lower CPU priority), so deliveries never take CPU from ingest.',
+  }),
   WEBHOOK_MAX_IN_FLIGHT: integer({ minimum: 1, maximum: 256, default: 16, description: 'Attempts in flight per webhook on each registry replica (also its connections to that receiver).' }),
   // Unset only for --migrate-only: main.ts refuses to serve TokenService without it.
   REGISTRY_INTERNAL_TOKEN: { ...REGISTRY_INTERNAL_TOKEN, defaultText: 'required' },
@@ -215,6 +222,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
       disableAfterSeconds: durationSeconds(v.WEBHOOK_DISABLE_AFTER),
       allowedNetworks: v.WEBHOOK_ALLOWED_NETWORKS === undefined ? [] : v.WEBHOOK_ALLOWED_NETWORKS.split(','),
       maxInFlight: v.WEBHOOK_MAX_IN_FLIGHT,
+      deliver: v.WEBHOOK_DELIVERY === 'on',
     },
   });
 }

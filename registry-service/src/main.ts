@@ -76,7 +76,7 @@ runMain(logger, async () => {
     const port = await grpc.listen(hostPort(config.grpcHost, config.grpcPort));
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
-    startBackground(server, closers, logger);
+    startBackground(server, closers, logger, config.webhooks.deliver);
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
@@ -96,12 +96,13 @@ function serverSettings(config: ReturnType<typeof loadConfig>) {
 }
 
 /** What every replica runs in the background once it listens: the key purge, retention, webhook delivery. */
-function startBackground(server: RegistryServer, closers: Array<{ name: string; close: () => Promise<void> }>, logger: Logger): void {
+function startBackground(server: RegistryServer, closers: Array<{ name: string; close: () => Promise<void> }>, logger: Logger, deliver: boolean): void {
   closers.push({ name: 'idempotency key purge', close: async () => server.purger.stop() });
   server.purger.start();
   closers.push({ name: 'retention', close: async () => server.retention.stop() });
   server.retention.start();
   if (server.webhooks.runner) server.webhooks.runner.start();
+  else if (!deliver) logger.info('WEBHOOK_DELIVERY=off: this replica sends no webhooks (replicas with WEBHOOK_DELIVERY=on do)');
   else logger.info('WEBHOOK_SECRET_KEY is not set: webhooks cannot be created and none are delivered');
 }
 

@@ -30,7 +30,7 @@ describe('loadConfig', () => {
       maxWatches: 4000,
       occurredAtMaxSkewSeconds: 300,
       internalToken: CREDENTIAL,
-      webhooks: { secretKey: undefined, timeoutMs: 15_000, retryScheduleSeconds: [5, 300, 1800, 7200, 18_000, 36_000, 36_000], disableAfterSeconds: 5 * 86_400, allowedNetworks: [], maxInFlight: 16 },
+      webhooks: { secretKey: undefined, timeoutMs: 15_000, retryScheduleSeconds: [5, 300, 1800, 7200, 18_000, 36_000, 36_000], disableAfterSeconds: 5 * 86_400, allowedNetworks: [], maxInFlight: 16, deliver: true },
     });
     expect(Object.isFrozen(config)).toBe(true);
   });

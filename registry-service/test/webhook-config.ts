@@ -9,5 +9,6 @@ export const TEST_WEBHOOK_CONFIG: WebhookConfig = {
   disableAfterSeconds: 5 * 86_400,
   allowedNetworks: ['127.0.0.0/8'],
   maxInFlight: 16,
+  deliver: true,
 };
 

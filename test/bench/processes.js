@@ -58,13 +58,20 @@ function descendants(pid) {
 
 const comm = (pid) => read(`/proc/${pid}/comm`).trim();
 
-/** The launcher's three services by their entry point (`…/ingest-gateway/dist/main.js` etc.). */
+/**
+ * The launcher's services by their entry point (`…/ingest-gateway/dist/main.js` etc.); the registry
+ * replica started with WEBHOOK_DELIVERY=on (the launcher's webhook sender) is `delivery`.
+ */
 export function stackServices(launcherPid) {
   const services = {};
   const entries = { gateway: '/ingest-gateway/dist/main.js', registry: '/registry-service/dist/main.js', media: '/media-service/dist/main.js' };
   for (const pid of children(launcherPid)) {
     const argv = read(`/proc/${pid}/cmdline`).split('\0');
-    for (const [role, entry] of Object.entries(entries)) if (argv.some((arg) => arg.endsWith(entry))) services[role] = pid;
+    for (const [role, entry] of Object.entries(entries)) {
+      if (!argv.some((arg) => arg.endsWith(entry))) continue;
+      const delivers = role === 'registry' && read(`/proc/${pid}/environ`).split('\0').includes('WEBHOOK_DELIVERY=on');
+      services[delivers ? 'delivery' : role] = pid;
+    }
   }
   return services;
 }

@@ -20,7 +20,7 @@ const TITLES = {
   listGrpc: 'ListEvents over gRPC, one caller, 10 M',
 };
 const RSS_GOAL_MIB = 200;
-const CPU_COLUMNS = [['load', 'load tool'], ['gateway', 'echo/gateway'], ['registry', 'registry'], ['media', 'media'], ['postgres', 'postgres']];
+const CPU_COLUMNS = [['load', 'load tool'], ['gateway', 'echo/gateway'], ['registry', 'registry'], ['delivery', 'delivery'], ['media', 'media'], ['postgres', 'postgres']];
 
 const num = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
 
@@ -99,14 +99,15 @@ export function memory(scenarios) {
 }
 
 function memoryTable(scenarios, quick) {
-  const roles = ['gateway', 'registry', 'media'];
   const sampled = Object.entries(scenarios).filter(([, r]) => r.maxRssMiB);
+  // The webhook sender (a registry replica of its own under the launcher) where the stack has one.
+  const roles = ['gateway', 'registry', 'media', ...(sampled.some(([, r]) => r.maxRssMiB.delivery !== undefined) ? ['delivery'] : [])];
   const rows = sampled.map(([name, r]) => [TITLES[name], ...roles.map((role) => num(r.maxRssMiB[role])), '']);
   const { pass, maxMiB, allMiB } = memory(scenarios);
   if (pass !== null) rows.push(['goal: each <= 200 MiB, steady load', ...roles.map((role) => num(maxMiB[role])), quick ? '-' : pass ? 'PASS' : 'MISS']);
   const over = roles.filter((role) => allMiB[role] > RSS_GOAL_MIB);
   if (sampled.length > 0) rows.push(['any scenario (reported)', ...roles.map((role) => num(allMiB[role])), over.length > 0 ? `${over.join(', ')} > 200` : 'INFO']);
-  return table(['max RSS, MiB', 'gateway', 'registry', 'media', 'result'], rows, [0, 4]);
+  return table(['max RSS, MiB', ...roles, 'result'], rows, [0, roles.length + 1]);
 }
 
 /** Failures, first-sighting checks and skipped scenarios, as plain lines under the tables. */

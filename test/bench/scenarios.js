@@ -38,9 +38,11 @@ export function verdict(name, r) {
 
 /** Per-stack load settings: CPU roles (services and Postgres) and the pids whose RSS is sampled. */
 export function stackTarget(stack, sharedPostgres, headers) {
-  const { gateway, registry, media } = stack.services;
-  const roles = () => ({ gateway: [gateway], registry: [registry], media: [media], postgres: postgresPids(registry, sharedPostgres) });
-  return { url: stack.url, headers, roles, rss: { gateway, registry, media }, gc: stackGcReader(stack.metricsUrls) };
+  const { gateway, registry, media, delivery } = stack.services;
+  // A checkout whose launcher has no delivery process (an older commit under bench:compare) has no such role.
+  const sender = delivery === undefined ? {} : { delivery: [delivery] };
+  const roles = () => ({ gateway: [gateway], registry: [registry], media: [media], ...sender, postgres: postgresPids(registry, sharedPostgres) });
+  return { url: stack.url, headers, roles, rss: { gateway, registry, media, ...(delivery === undefined ? {} : { delivery }) }, gc: stackGcReader(stack.metricsUrls) };
 }
 
 export function echoTarget(echo, headers) {

@@ -52,7 +52,7 @@ export function checkRoot(root) {
 export async function startStack(root, env, name) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   chmodSync(dataDir, 0o755); // embedded Postgres runs as another user when we are root
-  const [port, registry, media, ...metrics] = await Promise.all(Array.from({ length: 6 }, freePort));
+  const [port, registry, media, ...metrics] = await Promise.all(Array.from({ length: 7 }, freePort));
   const logFile = join(dataDir, 'stack.log');
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'dist', 'start.js')], {
@@ -61,6 +61,7 @@ export async function startStack(root, env, name) {
       ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port),
       REGISTRY_GRPC_PORT: String(registry), MEDIA_GRPC_PORT: String(media),
       GATEWAY_METRICS_PORT: String(metrics[0]), REGISTRY_METRICS_PORT: String(metrics[1]), MEDIA_METRICS_PORT: String(metrics[2]),
+      DELIVERY_METRICS_PORT: String(metrics[3]),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -85,7 +86,7 @@ export async function startStack(root, env, name) {
     await sleep(200);
   }
   const services = stackServices(child.pid);
-  const metricsUrls = Object.fromEntries(['gateway', 'registry', 'media'].map((role, i) => [role, `http://127.0.0.1:${metrics[i]}/metrics`]));
+  const metricsUrls = Object.fromEntries(['gateway', 'registry', 'media', 'delivery'].filter((role) => services[role] !== undefined).map((role) => [role, `http://127.0.0.1:${metrics[['gateway', 'registry', 'media', 'delivery'].indexOf(role)]}/metrics`]));
   return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, registryAddr: `127.0.0.1:${registry}`, metricsUrls, logFile, stop };
 }
 

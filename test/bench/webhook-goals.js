@@ -2,6 +2,8 @@
 // measured, and CPU µs per delivery of every process in each phase.
 
 const RSS_GOAL_MIB = 200;
+/** The services whose memory counts: `delivery` is the launcher's webhook sender, a registry replica. */
+const SERVICES = ['gateway', 'registry', 'delivery', 'media'];
 const num = (v, digits = 0) => (v === null || v === undefined || Number.isNaN(v) ? '-' : v.toLocaleString('en', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
 const latencyText = (l) => `p50 ${num(l.p50, 1)} ms, p99 ${num(l.p99, 1)} ms, ${l.missing} of ${num(l.pairs)} missing`;
 const latencyMet = (l) => l.p50 <= 100 && l.p99 <= 1000 && l.missing === 0 && l.failed === 0;
@@ -16,15 +18,15 @@ export function webhookGoals(r) {
     ['(c) saturating ingest, ten webhooks', '>= 0.7 x without webhooks', `${num(isolation.ratio, 3)} x (rounds ${isolation.rounds.join(', ')}), ${isolation.missing} missing after catch-up`, isolation.ratio >= 0.7 && isolation.missing === 0],
     ['(c) one endpoint refusing', 'the nine others as (b)', latencyText(refused), latencyMet(refused)],
     ['(c) one endpoint never answering', 'the nine others as (b)', latencyText(hang), latencyMet(hang)],
-    ['(c) memory, whole scenario', `each service <= ${RSS_GOAL_MIB} MiB RSS`, ['gateway', 'registry', 'media'].map((role) => `${role} ${num(rss[role])}`).join(', '), Object.values(rss).every((mib) => mib <= RSS_GOAL_MIB)],
+    ['(c) memory, whole scenario', `each service <= ${RSS_GOAL_MIB} MiB RSS`, SERVICES.map((role) => `${role} ${num(rss[role])}`).join(', '), Object.values(rss).every((mib) => mib <= RSS_GOAL_MIB)],
   ];
 }
 
 export const webhookGoalsMet = (r) => webhookGoals(r).every(([, , , met]) => met);
 
-const rssText = (m = {}) => ['gateway', 'registry', 'media'].map((role) => num(m[role])).join(' / ');
+const rssText = (m = {}) => SERVICES.map((role) => num(m[role])).join(' / ');
 
-const CPU_ROLES = ['load', 'gateway', 'registry', 'media', 'postgres', 'receivers'];
+const CPU_ROLES = ['load', 'gateway', 'registry', 'delivery', 'media', 'postgres', 'receivers'];
 
 /** Rows of CPU µs per delivery (the bench's own process is `load`). */
 function cpuRows(r) {
@@ -49,6 +51,6 @@ export function webhookTables(r, quick, table) {
     table(['webhooks', 'goal', 'measured', 'result'], goals, [0, 1, 2, 3]),
     table(['CPU us per delivery', ...CPU_ROLES.map((role) => (role === 'load' ? 'bench' : role)), 'total'], cpuRows(r)),
     catchUps.join('\n'),
-    `max RSS MiB (gateway / registry / media) per phase: ${['drain', 'latency', 'refused', 'hang', 'isolation'].map((p) => `${p} ${rssText(r.webhooks[p].maxRssMiB)}`).join('; ')}`,
+    `max RSS MiB (${SERVICES.join(' / ')}) per phase: ${['drain', 'latency', 'refused', 'hang', 'isolation'].map((p) => `${p} ${rssText(r.webhooks[p].maxRssMiB)}`).join('; ')}`,
   ].join('\n\n');
 }

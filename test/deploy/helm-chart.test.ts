@@ -33,7 +33,7 @@ const CONTRACT = {
     ports: { grpc: 50051, metrics: 9465 },
     readiness: { grpc: { port: 50051, service: '' } },
     liveness: { grpc: { port: 50051, service: 'liveness' } },
-    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_INTERNAL_TOKEN', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_DISABLE_AFTER', 'WEBHOOK_ALLOWED_NETWORKS', 'WEBHOOK_MAX_IN_FLIGHT'],
+    env: ['LOG_LEVEL', 'SHUTDOWN_TIMEOUT_MS', 'DRAIN_DELAY_MS', 'METRICS_PORT', 'METRICS_HOST', 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_INTERNAL_TOKEN', 'WEBHOOK_SECRET_KEY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_DISABLE_AFTER', 'WEBHOOK_ALLOWED_NETWORKS', 'WEBHOOK_MAX_IN_FLIGHT', 'WEBHOOK_DELIVERY'],
   },
   [name('media')]: {
     component: 'media-service',
@@ -58,7 +58,7 @@ describe.skipIf(!helmFound).each(renderedObjects)('rendered with %s', (_, object
   });
 
   it('labels every object (and pod template) with app.kubernetes.io/* and helm.sh/chart', () => {
-    const components = new Set(['ingest-gateway', 'registry-service', 'media-service', 'migrations']);
+    const components = new Set(['ingest-gateway', 'registry-service', 'media-service', 'migrations', 'webhook-delivery']);
     for (const o of objects) {
       const sets = [o.metadata.labels ?? {}, ...(o.kind === 'Deployment' || o.kind === 'Job' ? [podLabelsOf(o)] : [])];
       for (const labels of sets) {

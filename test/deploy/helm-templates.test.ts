@@ -10,7 +10,7 @@ import { schemaAt, templateValueReferences, valuePaths } from '../support/chart-
 const values = chartValues();
 const schema = chartSchema();
 const references = templateValueReferences();
-const COMPONENTS = { gateway: 'ingest-gateway', registry: 'registry-service', media: 'media-service', migrations: 'migrations' } as const;
+const COMPONENTS = { gateway: 'ingest-gateway', registry: 'registry-service', media: 'media-service', migrations: 'migrations', delivery: 'webhook-delivery' } as const;
 const objectTemplates = templateFiles().filter((f) => f.endsWith('.yaml'));
 
 const lookup = (path: readonly string[]): Json | undefined => {
@@ -59,11 +59,11 @@ describe('.Values references in templates, NOTES.txt and helpers', () => {
 
 describe('component templates', () => {
   it.each(Object.entries(COMPONENTS))('templates/%s/* use only their own component values and labels', (dir, component) => {
-    const others = Object.keys(COMPONENTS).filter((c) => c !== dir && c !== 'migrations');
+    const others = Object.keys(COMPONENTS).filter((c) => c !== dir && c !== 'migrations' && c !== 'delivery');
     for (const file of objectTemplates.filter((f) => f.startsWith(`templates/${dir}/`))) {
       const text = readChartFile(file);
-      // The migration Job runs the registry's image: that is its one allowed borrowing.
-      const foreign = [...text.matchAll(/\.Values\.(gateway|registry|media)\.([A-Za-z]+)/g)].filter((m) => others.includes(m[1] as string) && !(dir === 'migrations' && m[1] === 'registry' && m[2] === 'image'));
+      // The migration Job and the delivery pods run the registry's image: that is their one allowed borrowing.
+      const foreign = [...text.matchAll(/\.Values\.(gateway|registry|media)\.([A-Za-z]+)/g)].filter((m) => others.includes(m[1] as string) && !((dir === 'migrations' || dir === 'delivery') && m[1] === 'registry' && m[2] === 'image'));
       expect(foreign.map((m) => m[0]), file).toEqual([]);
       const labels = [...text.matchAll(/include "dynamic-events\.labels" \(dict "context" \. "component" "([^"]*)"\)/g)].map((m) => m[1]);
       expect(new Set(labels), file).toEqual(new Set([component]));

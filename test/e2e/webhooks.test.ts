@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { exampleEvent } from '../support/example.js';
 import { tempDir } from '../support/servers.js';
 import { lintExposition, PROMTOOL, promtoolCheck } from '../support/metric-lint.js';
+import { rssMiB, servicePids } from '../support/process-memory.js';
 import { getJson, postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 import { startReceiver, type Received } from '../support/webhook-receiver.js';
 
@@ -46,9 +47,11 @@ describe('webhooks on the real stack', () => {
     expect(byType.get('event.created')).toEqual((await getJson(`${stack.api}/dynamic-events/${event.id}`)).body);
     expect(byType.get('device.created')).toEqual((await getJson(`${stack.api}/devices/gate-cam-7`)).body);
     // The delivery metrics, as Prometheus reads them: attempts by outcome, the backlog per webhook.
+    // The delivery process sent both; the registry ingest calls sent nothing.
     let text = '';
     const counted = /^registry_webhook_attempt_duration_seconds_count 2$/m;
-    await pollUntil('both attempts counted', async () => counted.test((text = await (await fetch(stack.metrics.registry)).text())), { timeoutMs: 5000 });
+    await pollUntil('both attempts counted', async () => counted.test((text = await (await fetch(stack.metrics.delivery)).text())), { timeoutMs: 5000 });
+    expect(await (await fetch(stack.metrics.registry)).text()).toMatch(/^registry_webhook_attempt_duration_seconds_count 0$/m);
     expect(lintExposition(text)).toEqual([]);
     if (PROMTOOL) expect(promtoolCheck(PROMTOOL, text)).toEqual({ code: 0, output: '' });
     expect(text).toMatch(/^registry_webhook_attempts_total\{outcome="succeeded"\} 2$/m);
@@ -99,19 +102,9 @@ describe('webhooks on the real stack', () => {
   }, 120_000);
 });
 
-/** RSS in MiB of the launcher's service processes (its direct children), from /proc. */
-async function serviceRss(launcherPid: number): Promise<Record<string, number>> {
-  const { readdir, readFile } = await import('node:fs/promises');
-  const rss: Record<string, number> = {};
-  for (const entry of await readdir('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    const status = await readFile(`/proc/${entry}/status`, 'utf8').catch(() => '');
-    if (Number(/^PPid:\s+(\d+)/m.exec(status)?.[1]) !== launcherPid) continue;
-    const cmdline = (await readFile(`/proc/${entry}/cmdline`, 'utf8').catch(() => '')).replaceAll('\0', ' ');
-    const name = /(ingest-gateway|registry-service|media-service)/.exec(cmdline)?.[1];
-    if (name) rss[name] = Number(/^VmRSS:\s+(\d+)/m.exec(status)?.[1] ?? 0) / 1024;
-  }
-  return rss;
+/** RSS in MiB of the launcher's service processes, the webhook sender (`delivery`) among them. */
+function serviceRss(launcherPid: number): Record<string, number> {
+  return Object.fromEntries(Object.entries(servicePids(launcherPid)).map(([role, pid]) => [role, rssMiB(pid)]));
 }
 
 describe('a dead endpoint', () => {
@@ -129,7 +122,7 @@ describe('a dead endpoint', () => {
       const answers = await Promise.all(Array.from({ length: 100 }, (_, i) => postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: `dead-${i % 10}`, objectId: `o-${round}-${i}` }))));
       for (const a of answers) statuses.set(a.status, (statuses.get(a.status) ?? 0) + 1);
       if (round % 10 === 9) {
-        const rss = await serviceRss(stack.process.pid!);
+        const rss = serviceRss(stack.process.pid!);
         for (const [name, mib] of Object.entries(rss)) peak = { ...peak, [name]: Math.max(peak[name] ?? 0, mib) };
       }
     }
@@ -138,7 +131,7 @@ describe('a dead endpoint', () => {
     const id = (pending.body as { webhooks: Array<{ id: string }> }).webhooks[0]!.id;
     const log = await getJson(`${stack.api}/settings/dynamic-events/webhooks/${id}/deliveries?status=pending&limit=1000`, auth);
     expect((log.body as { deliveries: unknown[] }).deliveries.length).toBeGreaterThan(900);
-    expect(Object.keys(peak).sort()).toEqual(['ingest-gateway', 'media-service', 'registry-service']);
+    expect(Object.keys(peak).sort()).toEqual(['delivery', 'gateway', 'media', 'registry']);
     for (const [name, mib] of Object.entries(peak)) expect(mib, name).toBeLessThan(256);
     await stack.stop();
   }, 120_000);

@@ -14,14 +14,21 @@ export function rssMiB(pid: number): number {
   return Number(/VmRSS:\s+(\d+)/.exec(read(`/proc/${pid}/status`))?.[1] ?? 0) / 1024;
 }
 
+/** The launcher's processes by role: `delivery` is its webhook sender, a registry with WEBHOOK_DELIVERY=on. */
+type Role = 'gateway' | 'registry' | 'media' | 'delivery';
+
 /** The launcher's service processes by role, found by their entry point among its children. */
-export function servicePids(launcherPid: number): { gateway?: number; registry?: number; media?: number } {
+export function servicePids(launcherPid: number): Partial<Record<Role, number>> {
   const entries = { gateway: '/ingest-gateway/dist/main.js', registry: '/registry-service/dist/main.js', media: '/media-service/dist/main.js' } as const;
-  const found: { gateway?: number; registry?: number; media?: number } = {};
+  const found: Partial<Record<Role, number>> = {};
   const children = readdirSync(`/proc/${launcherPid}/task`).flatMap((tid) => read(`/proc/${launcherPid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number));
   for (const pid of children) {
     const argv = read(`/proc/${pid}/cmdline`).split('\0');
-    for (const [role, entry] of Object.entries(entries)) if (argv.some((arg) => arg.endsWith(entry))) found[role as keyof typeof entries] = pid;
+    for (const [role, entry] of Object.entries(entries)) {
+      if (!argv.some((arg) => arg.endsWith(entry))) continue;
+      const delivers = role === 'registry' && read(`/proc/${pid}/environ`).split('\0').includes('WEBHOOK_DELIVERY=on');
+      found[delivers ? 'delivery' : (role as Role)] = pid;
+    }
   }
   return found;
 }

@@ -26,7 +26,7 @@ export interface Stack {
   /** `${baseUrl}/api/platform/dh` */
   api: string;
   /** Each service's Prometheus endpoint (its own port). */
-  metrics: { gateway: string; registry: string; media: string };
+  metrics: { gateway: string; registry: string; media: string; delivery: string };
   process: ChildProcess;
   /** Everything the stack printed (JSON log lines), for assertions and failure messages. */
   output: () => string;
@@ -66,7 +66,7 @@ export async function startStack(options: StackOptions): Promise<Stack> {
 
 async function startStackOnce(options: StackOptions): Promise<Stack> {
   const [port, registryPort, mediaPort] = [await freePort(), await freePort(), await freePort()];
-  const metricsPorts = { gateway: await freePort(), registry: await freePort(), media: await freePort() };
+  const metricsPorts = { gateway: await freePort(), registry: await freePort(), media: await freePort(), delivery: await freePort() };
   const baseUrl = `http://127.0.0.1:${port}`;
   const env = {
     PATH: process.env.PATH ?? '',
@@ -81,6 +81,7 @@ async function startStackOnce(options: StackOptions): Promise<Stack> {
           GATEWAY_METRICS_PORT: String(metricsPorts.gateway),
           REGISTRY_METRICS_PORT: String(metricsPorts.registry),
           MEDIA_METRICS_PORT: String(metricsPorts.media),
+          DELIVERY_METRICS_PORT: String(metricsPorts.delivery),
         }),
     DATA_DIR: options.dataDir,
     ...(options.defaultPublicBaseUrl ? {} : { PUBLIC_BASE_URL: baseUrl }),
@@ -122,6 +123,7 @@ async function startStackOnce(options: StackOptions): Promise<Stack> {
           gateway: `http://127.0.0.1:${metricsPorts.gateway}/metrics`,
           registry: `http://127.0.0.1:${metricsPorts.registry}/metrics`,
           media: `http://127.0.0.1:${metricsPorts.media}/metrics`,
+          delivery: `http://127.0.0.1:${metricsPorts.delivery}/metrics`,
         },
     process: child,
     output: () => output,

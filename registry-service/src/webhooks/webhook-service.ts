@@ -38,7 +38,7 @@ interface WebhookServiceDeps {
 export interface WebhookParts {
   webhooks: Webhooks;
   deliveries: DeliveryLog;
-  /** Delivery from this replica; start it once the server listens. Undefined without WEBHOOK_SECRET_KEY. */
+  /** Delivery from this replica; start it once the server listens. Undefined without WEBHOOK_SECRET_KEY or with WEBHOOK_DELIVERY=off. */
   runner: DeliveryRunner | undefined;
   close(): Promise<void>;
 }
@@ -54,7 +54,7 @@ export function createWebhookParts(deps: WebhookServiceDeps): WebhookParts {
   const changed = () => wake.runner?.wake();
   const webhooks = createWebhooks({ pool, guard, secrets, changed });
   const deliveries = createDeliveryLog({ pool, changed });
-  if (!secrets) return { webhooks, deliveries, runner: undefined, close: async () => {} };
+  if (!secrets || !config.deliver) return { webhooks, deliveries, runner: undefined, close: async () => {} };
   const sender = createSender({ guard, timeoutMs: config.timeoutMs, connectionsPerOrigin: config.maxInFlight, userAgent: WEBHOOK_USER_AGENT });
   const outcomes = createOutcomeWriter({ pool, logger, metrics, scheduleSeconds: config.retryScheduleSeconds, disableAfterSeconds: config.disableAfterSeconds, onDisabled: changed });
   const runner = new DeliveryRunner({
