@@ -31,12 +31,16 @@ const OUTCOME_COLUMNS: ReadonlyArray<readonly [column: string, type: string, val
   ['next_at', 'timestamptz', (o) => (o.nextAttemptAtMicros === undefined ? null : timestampFromMicros(o.nextAttemptAtMicros))],
 ];
 
+// The rows are locked in id order before the update, as deleting a webhook locks them (webhooks.ts):
+// two statements locking the same rows in different orders deadlock, and PostgreSQL aborts one.
 const RECORD_ATTEMPTS = `WITH o AS (
     SELECT * FROM unnest(${OUTCOME_COLUMNS.map(([, type], i) => `$${i + 1}::${type}[]`).join(', ')}) AS o(${OUTCOME_COLUMNS.map(([c]) => c).join(', ')})
+  ), locked AS (
+    SELECT d.id FROM webhook_deliveries d WHERE d.id IN (SELECT id FROM o) ORDER BY d.id FOR UPDATE OF d
   ), d AS (
     UPDATE webhook_deliveries d SET status = o.status, attempt_count = d.attempt_count + 1, last_status_code = o.status_code,
       last_error = o.error, next_attempt_at = o.next_at, succeeded_at = CASE WHEN o.status = 'succeeded' THEN o.at END
-    FROM o WHERE d.id = o.id RETURNING d.id
+    FROM o JOIN locked l ON l.id = o.id WHERE d.id = o.id RETURNING d.id
   )
   INSERT INTO webhook_attempts (delivery_id, at, status_code, duration_ms, error, response_body)
   SELECT o.id, o.at, o.status_code, o.duration_ms, o.error, o.response_body FROM o JOIN d ON d.id = o.id`;

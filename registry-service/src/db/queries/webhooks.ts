@@ -2,6 +2,7 @@ import type pg from 'pg';
 import type { ChangeKind, WebhookChange, WebhookFilter, WebhookRecord } from '../../webhooks/webhook-model.js';
 import type { Queryable } from '../pool.js';
 import { micros, query } from './query.js';
+import { inTransaction } from './transaction.js';
 import { withoutRowDetail } from './tokens.js';
 
 /** A filter as the filter column stores it: the HTTP API's JSON shape. */
@@ -118,9 +119,19 @@ export async function updateWebhook(db: Queryable, id: string, change: WebhookCh
   return row && toWebhookRecord(row);
 }
 
-export async function deleteWebhook(db: Queryable, id: string): Promise<WebhookRecord | undefined> {
-  const [row] = await webhookQuery<WebhookRow>(db, `DELETE FROM webhooks WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`, [id]);
-  return row && toWebhookRecord(row);
+/**
+ * Deletes a webhook and, by cascade, its deliveries and attempts. It locks the webhook (a fan-out
+ * then skips it), then its deliveries in id order, as the outcome statement does
+ * (webhook-outcomes.ts): locked in another order, the two would deadlock.
+ */
+export async function deleteWebhook(pool: pg.Pool, id: string): Promise<WebhookRecord | undefined> {
+  return inTransaction(pool, async (db) => {
+    const found = await webhookQuery(db, 'SELECT 1 FROM webhooks WHERE id = $1 FOR UPDATE', [id]);
+    if (found.length === 0) return undefined;
+    await webhookQuery(db, 'SELECT 1 FROM webhook_deliveries WHERE webhook_id = $1 ORDER BY id FOR UPDATE', [id]);
+    const [row] = await webhookQuery<WebhookRow>(db, `DELETE FROM webhooks WHERE id = $1 RETURNING ${WEBHOOK_COLUMNS}`, [id]);
+    return row && toWebhookRecord(row);
+  });
 }
 
 /** The new secret signs from now on; the current one beside it for `overlapSeconds`. False: no such webhook. */
