@@ -52,7 +52,7 @@ export function createWebhookParts(deps: WebhookServiceDeps): WebhookParts {
   // Management wakes this replica's sender (made below, when there is a key) after each change.
   const wake = { runner: undefined as DeliveryRunner | undefined };
   const changed = () => wake.runner?.wake();
-  const webhooks = createWebhooks({ pool, guard, secrets, changed });
+  const webhooks = createWebhooks({ pool, guard, secrets, changed, horizon: deps.horizon });
   const deliveries = createDeliveryLog({ pool, changed });
   if (!secrets || !config.deliver) return { webhooks, deliveries, runner: undefined, close: async () => {} };
   const sender = createSender({ guard, timeoutMs: config.timeoutMs, connectionsPerOrigin: config.maxInFlight, userAgent: WEBHOOK_USER_AGENT });

@@ -4,6 +4,7 @@ import { deleteWebhook, findWebhook, insertWebhook, listWebhooks, rotateWebhookS
 import { pageSizeOf } from '../reads/list-filters.js';
 import { createTokenCodec } from '../reads/page-token.js';
 import { isUuid, uuidv7 } from '../uuid-v7.js';
+import type { CommitHorizon } from '../watch/commit-horizon.js';
 import type { AddressGuard } from './address-guard.js';
 import { newWebhookSecret, type SecretBox } from './secret-box.js';
 import { checkDescription, checkFilter, checkWebhookUrl } from './webhook-rules.js';
@@ -11,6 +12,9 @@ import type { WebhookChange, WebhookDraft, WebhookRecord } from './webhook-model
 
 /** How long a rotated-out secret keeps signing beside the new one. */
 const SECRET_OVERLAP_SECONDS = 86_400;
+
+/** How long a create waits for the writes in flight to finish before its cursor starts behind them. */
+const CURSOR_START_WAIT_MS = 2000;
 
 /** Webhook management (WebhookService's Create/List/Get/Update/Delete/RotateSecret). */
 export interface Webhooks {
@@ -34,6 +38,8 @@ interface WebhookDeps {
   secrets: SecretBox | undefined;
   /** Called after every change, so this replica's sender sees it at once. */
   changed: () => void;
+  /** Where a new webhook's cursor starts (commit-horizon.ts). */
+  horizon: Pick<CommitHorizon, 'refresh'>;
 }
 
 const noKey = () => new AppError('FAILED_PRECONDITION', 'webhooks need WEBHOOK_SECRET_KEY set on the registry', { rule: 'secret-key' });
@@ -55,7 +61,12 @@ export function createWebhooks(deps: WebhookDeps): Webhooks {
       if (!deps.secrets) throw noKey();
       const row = { id: uuidv7(), url: checkWebhookUrl(draft.url, guard), description: checkDescription(draft.description), filter: checkFilter(draft.filter), enabled: draft.enabled ?? true };
       const secret = newWebhookSecret();
-      const webhook = await insertWebhook(pool, { ...row, secretSealed: deps.secrets.seal(row.id, secret) });
+      // The cursor starts at the horizon, not at the last number handed out: a write holds its number
+      // a moment before it commits, and one committing after this insert must still be delivered.
+      // The create waits for those writes, so it starts behind none of the history before it; a long
+      // transaction elsewhere cuts the wait short, and the webhook also gets the changes since the horizon.
+      const fannedThrough = await deps.horizon.refresh(CURSOR_START_WAIT_MS);
+      const webhook = await insertWebhook(pool, { ...row, secretSealed: deps.secrets.seal(row.id, secret), fannedThrough });
       return after({ webhook, secret });
     },
     async list(pageSize, pageToken) {

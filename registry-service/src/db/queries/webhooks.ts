@@ -68,17 +68,18 @@ interface NewWebhookRow {
   filter: WebhookFilter;
   enabled: boolean;
   secretSealed: Buffer;
+  /** Where its cursor starts: every commit numbered after this is its to deliver. */
+  fannedThrough: bigint;
 }
 
-/** Inserts a webhook whose cursor starts at the last commit handed out: later commits are its to deliver. */
+/** Inserts a webhook whose cursor starts at `fannedThrough` (the commit horizon at its creation: webhooks.ts). */
 export async function insertWebhook(db: Queryable, row: NewWebhookRow): Promise<WebhookRecord> {
   const [inserted] = await webhookQuery<WebhookRow>(
     db,
     `INSERT INTO webhooks (id, url, description, filter, enabled, disabled_reason, secret_sealed, fanned_through)
-     VALUES ($1, $2, $3, $4, $5::boolean, CASE WHEN $5::boolean THEN NULL ELSE 'disabled by an admin' END, $6,
-       (SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM commit_seq))
+     VALUES ($1, $2, $3, $4, $5::boolean, CASE WHEN $5::boolean THEN NULL ELSE 'disabled by an admin' END, $6, $7)
      RETURNING ${WEBHOOK_COLUMNS}`,
-    [row.id, row.url, row.description, filterToJson(row.filter), row.enabled, row.secretSealed],
+    [row.id, row.url, row.description, filterToJson(row.filter), row.enabled, row.secretSealed, row.fannedThrough.toString()],
   );
   if (!inserted) throw new Error('INSERT … RETURNING answered no row');
   return toWebhookRecord(inserted);
