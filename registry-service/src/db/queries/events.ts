@@ -1,5 +1,6 @@
 import type { Queryable } from '../pool.js';
 import { EVENT_TABLE, FILLED_COLUMNS, WRITTEN_COLUMNS, type EventJson, type FilledFields, type NewEventInput, type StoredEvent } from './event-columns.js';
+import { compileObjectMapper } from './object-mapper.js';
 import { query } from './query.js';
 
 export type { EventJson, StoredEvent } from './event-columns.js';
@@ -37,42 +38,31 @@ export const EVENT_COLUMNS = [...OWN.map((c) => `${c.sql.select(`e.${c.column}`)
  */
 export const EVENT_JSON = `json_build_array(${EVENT_TABLE.map((c) => c.sql.select(`e.${c.column}`)).join(', ')})`;
 
-// Each mapping with where its value sits: a row's column (by name) or the payload's element (by index).
-const FROM_ROW = EVENT_TABLE.map((c) => ({ field: c.field, name: c.name, at: PAYLOAD.indexOf(c as (typeof PAYLOAD)[number]), read: c.read as Read }));
-const FROM_JSON = EVENT_TABLE.map((c) => ({ field: c.field, read: c.read as Read }));
+// Each mapping compiled once (object-mapper.ts): a row's value sits in its column (by name) or in the payload (by index).
+const fromRow = compileObjectMapper(EVENT_TABLE.map((c) => (c.sql.payload ? { key: c.field, source: 1, at: PAYLOAD.indexOf(c as (typeof PAYLOAD)[number]), map: c.read as Read } : { key: c.field, source: 0, at: c.name, map: c.read as Read })));
+const fromJson = compileObjectMapper(EVENT_TABLE.map((c, i) => ({ key: c.field, source: 0, at: i, map: c.read as Read })));
+// undefined (an unset nullable) is left out by JSON.stringify: the statement reads NULL.
+const toJson = compileObjectMapper(WRITTEN_COLUMNS.map((c) => ({ key: c.name, source: 0, at: c.field, map: c.write as Read })));
+const toFilled = compileObjectMapper(FILLED_COLUMNS.map((c) => ({ key: c.field, source: 0, at: c.name, map: c.read as Read })));
 
 /** Maps an EventRow. */
 export function toStoredEvent(row: EventRow): StoredEvent {
-  const payload = JSON.parse(row.payload) as unknown[];
-  const event: Record<string, unknown> = {};
-  for (const c of FROM_ROW) event[c.field] = c.read(c.at < 0 ? row[c.name] : payload[c.at]);
-  return event as StoredEvent;
+  return fromRow(row, JSON.parse(row.payload)) as StoredEvent;
 }
 
 /** Maps an EventJson. */
 export function fromEventJson(json: EventJson): StoredEvent {
-  const event: Record<string, unknown> = {};
-  FROM_JSON.forEach((c, i) => (event[c.field] = c.read(json[i])));
-  return event as StoredEvent;
+  return fromJson(json) as StoredEvent;
 }
 
 /** The events as the write statement's JSON text: one object per event, keyed by the written entries' names. */
 export function eventsJsonText(events: readonly NewEventInput[]): string {
-  return JSON.stringify(
-    events.map((e) => {
-      const json: Record<string, unknown> = {};
-      // undefined (an unset nullable) leaves the key out: the statement reads NULL.
-      for (const c of WRITTEN_COLUMNS) json[c.name] = (c.write as (value: unknown) => unknown)(e[c.field]);
-      return json;
-    }),
-  );
+  return JSON.stringify(events.map((e) => toJson(e)));
 }
 
 /** What the database filled in, from the write statement's row (its FILLED_COLUMNS by name). */
 export function filledFields(row: Record<string, unknown>): FilledFields {
-  const fields: Record<string, unknown> = {};
-  for (const c of FILLED_COLUMNS) fields[c.field] = (c.read as Read)(row[c.name]);
-  return fields as FilledFields;
+  return toFilled(row) as unknown as FilledFields;
 }
 
 /** One event by id (a canonical UUID string), or undefined. */
