@@ -21,7 +21,7 @@ import { createTokenClient } from './clients/tokens.js';
 import { createWebhookClient } from './clients/webhooks.js';
 import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http/http-server.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, registerIngestQueueMetrics } from './metrics.js';
 import { createTokenSync } from './tokens/token-sync.js';
 import { createRateLimiter, createRedisClient } from './tokens/rate-limit.js';
 
@@ -54,6 +54,7 @@ runMain(bootLogger, async () => {
       onBatch: (events) => metrics.recordBatchEvents.observe(events),
     },
   });
+  registerIngestQueueMetrics(metricsServer.registry, registry, config.ingestQueueMaxEvents);
   const media = createMediaClient(config.mediaAddr, {
     deadlineMs: config.grpcDeadlineMs,
     streamDeadlineMs: MEDIA_STREAM_DEADLINE_MS,

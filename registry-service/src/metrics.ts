@@ -20,6 +20,8 @@ export interface Metrics {
   watchHorizonLagSeconds: Gauge;
   /** Watch pages by source: horizon (read with the poll that made them readable) or read (a query of their own: a watcher behind the tail). */
   watchPages: Counter<'source'>;
+  /** 1 while the last database health check got an answer, else 0 (also before the first). */
+  databaseUp: Gauge;
 }
 
 export function createMetrics(registry: Registry): Metrics {
@@ -80,5 +82,23 @@ export function createMetrics(registry: Registry): Metrics {
       labelNames: ['source'],
       registers: [registry],
     }),
+    databaseUp: new Gauge({
+      name: 'registry_database_up',
+      help: 'Whether the database (the event store) answered the last health check (1) or not (0)',
+      registers: [registry],
+    }),
   };
+}
+
+/** The group commit's queue, read at each scrape, beside its bound (WRITE_QUEUE_MAX_EVENTS), so saturation is a ratio. */
+export function registerWriteQueueMetrics(registry: Registry, queue: { waiting(): number }, maxEvents: number): void {
+  new Gauge({
+    name: 'registry_write_queue_events',
+    help: 'Events waiting for a statement; at registry_write_queue_max_events calls are refused with UNAVAILABLE',
+    registers: [registry],
+    collect() {
+      this.set(queue.waiting());
+    },
+  });
+  new Gauge({ name: 'registry_write_queue_max_events', help: 'WRITE_QUEUE_MAX_EVENTS: the bound of registry_write_queue_events', registers: [registry] }).set(maxEvents);
 }

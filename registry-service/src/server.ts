@@ -34,7 +34,7 @@ import { createDatabaseHealth, type DatabaseHealth } from './health.js';
 import type { ServerRuns } from './db/server-runs.js';
 import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
-import type { Metrics } from './metrics.js';
+import { registerWriteQueueMetrics, type Metrics } from './metrics.js';
 import { createRegistryHandlers } from './rpc/registry.js';
 import { createInternalCredentialCheck, requireCredential } from './rpc/internal-credential.js';
 import { createTokenHandlers } from './rpc/tokens.js';
@@ -137,6 +137,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxBatchBytes: WRITE_BATCH_MAX_BYTES,
     maxQueuedEvents: deps.writeQueueMaxEvents,
   });
+  if (deps.metricsRegistry) registerWriteQueueMetrics(deps.metricsRegistry, groupCommit, deps.writeQueueMaxEvents);
   // A token's may_create is applied before keys are claimed or anything is written.
   const policyCheck = createPolicyCheck({ pool, policies, known });
   const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), policyCheck);
@@ -179,7 +180,10 @@ export function createServer(deps: ServerDeps): RegistryServer {
     pool: deps.healthPool ?? pool,
     logger,
     intervalMs: deps.healthIntervalMs,
-    onChange: (serving) => grpc.setServing(serving),
+    onChange: (serving) => {
+      metrics.databaseUp.set(serving ? 1 : 0);
+      grpc.setServing(serving);
+    },
     // A restarted database: the pool's connections to its previous run are cut, not handed out.
     onServer: (started) => deps.serverRuns.observed(started),
   });

@@ -28,7 +28,10 @@ export interface RecordBatcherOptions {
 }
 
 /** Sends one event; resolves with the registry's answer for that event alone. */
-type RecordBatcher = (event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>;
+type RecordBatcher = ((event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>) & {
+  /** Events waiting for a call (bounded by maxQueuedEvents). */
+  waiting(): number;
+};
 
 /** Sends one batch and resolves with the registry's answer (a message on a lane: registry.ts); its deadline is the sender's. */
 type SendBatch = (batch: registry.RecordEventsRequest) => Promise<registry.RecordEventsResponse>;
@@ -54,7 +57,7 @@ export function createRecordBatcher(send: SendBatch, options: RecordBatcherOptio
       new AppError('UNAVAILABLE', 'too many events are waiting to be recorded; retry later', { rule: 'overloaded', retryAfterSeconds: 1 }),
     onBatch: options.onBatch,
   });
-  return (event, call) => coalescer.submit({ event, requestId: call.requestId }, call.gone);
+  return Object.assign((event: registry.NewEvent, call: CallOptions) => coalescer.submit({ event, requestId: call.requestId }, call.gone), { waiting: coalescer.waiting });
 }
 
 function toItemResult(result: registry.RecordEventResult): ItemResult<registry.RecordEventResponse> {
