@@ -188,13 +188,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     onServer: (started) => deps.serverRuns.observed(started),
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
-  const retention = createRetention({
-    pool,
-    logger,
-    metrics,
-    horizon: watching.horizon,
-    eventRetentionSeconds: deps.eventRetentionSeconds,
-    watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
-  });
+  const { eventRetentionSeconds, watchRetentionSeconds = 86_400 } = deps;
+  const retention = createRetention({ pool, logger, metrics, horizon: watching.horizon, eventRetentionSeconds, watchRetentionSeconds });
   return { grpc, health, purger, watching, retention, webhooks };
 }
