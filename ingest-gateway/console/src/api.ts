@@ -41,7 +41,7 @@ export function queryString(query: Query = {}): string {
 }
 
 /** The field an error body names (its `field`, which every 400 carries), undefined when it names none. */
-export function fieldOf(body: { field?: unknown }): string | undefined {
+export function fieldOf(body: { error?: unknown; field?: unknown; rule?: unknown }): string | undefined {
   return typeof body.field === 'string' ? body.field : undefined;
 }
 

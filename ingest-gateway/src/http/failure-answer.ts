@@ -38,7 +38,7 @@ export function toHttpFailure(err: unknown): HttpFailure {
  * (`body` and `invalid` when the rule that refused names no field); other 4xx name them when known;
  * a 5xx never does.
  */
-export interface FailureBody {
+interface FailureBody {
   error: string;
   field?: string;
   rule?: string;
