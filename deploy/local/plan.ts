@@ -7,7 +7,9 @@ import { randomBytes } from 'node:crypto';
 import { hostPort, LogSafeError, type Environment } from '@dynamic-events/proto/runtime';
 import type { LauncherConfig } from './config.js';
 import { planPorts } from './ports.js';
+import { isRunningSince } from './postgres/postmaster.js';
 import { checkServiceConfigs, type ServiceName } from './service-configs.js';
+import { dataDirInUse } from './stack-file.js';
 
 /** Stands in for the embedded Postgres' URL (known only once it runs) while the registry's settings are checked. */
 const EMBEDDED_URL_SHAPE = 'postgres://postgres@127.0.0.1:5432/dynamic_events';
@@ -95,7 +97,10 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
   };
   const database = { DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE };
   const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, ...database }, delivery: { ...envs.delivery, ...database } });
-  const all = [...refused, ...problems];
+  // Another running stack's DATA_DIR is said with the ports, before anything starts (the embedded
+  // Postgres' own claim would only refuse it after waiting for that stack to go away).
+  const dataDir = await dataDirInUse(config.DATA_DIR, isRunningSince);
+  const all = [...refused, ...problems, ...(dataDir === undefined ? [] : [dataDir])];
   // Written from variable names and rules only, never a value: safe to log whole.
   if (all.length > 0) throw new LogSafeError(`the stack cannot start: ${all.join('; ')}`);
   return { envs, registryAddr, mediaAddr, internalToken: credential, metricsPorts, moved };

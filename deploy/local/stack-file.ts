@@ -9,6 +9,8 @@ import { join, resolve } from 'node:path';
 
 interface StackFile {
   pid: number;
+  /** The launcher's start time (postmaster.ts startTimeOf), so a recycled pid is not taken for it. */
+  started: string | undefined;
   /** The events URL, as the start-up line shows it. */
   url: string;
   /** The gateway on this machine (`PUBLIC_BASE_URL` may name an ingress instead). */
@@ -24,6 +26,24 @@ interface StackFile {
 
 function stackFilePath(dataDir: string): string {
   return join(resolve(dataDir), 'stack.json');
+}
+
+/**
+ * Why DATA_DIR cannot be used, when a running launcher's stack.json is in it (its pid alive, with
+ * the start time it wrote): said at once, with the port checks, before anything starts. A file a
+ * stopped or killed launcher left, or whose pid another process has now, holds nothing.
+ */
+export async function dataDirInUse(dataDir: string, isRunning: (pid: number, started: unknown) => Promise<boolean>): Promise<string | undefined> {
+  let file: { pid?: unknown; started?: unknown; gateway?: unknown };
+  try {
+    file = JSON.parse(await readFile(stackFilePath(dataDir), 'utf8')) as typeof file;
+  } catch {
+    return undefined;
+  }
+  const { pid, started, gateway } = file;
+  if (typeof pid !== 'number' || pid === process.pid || !(await isRunning(pid, started))) return undefined;
+  const where = typeof gateway === 'string' ? `, ${gateway}` : '';
+  return `DATA_DIR ${dataDir} is in use by another stack (pid ${pid}${where}): give a second stack its own PORT and DATA_DIR (PORT=8081 DATA_DIR=./.data-8081 npm start)`;
 }
 
 /** Replaces the file in one step (a reader never sees half of it). */

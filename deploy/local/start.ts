@@ -26,6 +26,7 @@ import { createLogger, localUrl } from '@dynamic-events/proto/runtime';
 import { isListening, isPostgresUrl, startChild, type Child, type Listening } from './children.js';
 import { LAUNCHER_ENV, type LauncherConfig } from './config.js';
 import { planStack, type StackPlan } from './plan.js';
+import { startTimeOf } from './postgres/postmaster.js';
 import type { ServiceName } from './service-configs.js';
 import { removeStackFile, writeStackFile } from './stack-file.js';
 import { stackWebhookKey } from './webhook-key.js';
@@ -144,7 +145,7 @@ async function startStack(): Promise<void> {
   const metrics = { gateway: metricsUrl(gateway), registry: metricsUrl(registryReady), media: metricsUrl(mediaReady), delivery: metricsUrl(deliveryReady) };
   const grpc = { registry: plan.registryAddr, media: plan.mediaAddr };
   const url = `${publicBaseUrl}/api/${config.PLATFORM_SEGMENT}/dh/dynamic-events`;
-  await writeStackFile(config.DATA_DIR, { pid: process.pid, url, gateway: localUrl(config.HOST, port), ...grpc, metrics, internalToken: plan.internalToken });
+  await writeStackFile(config.DATA_DIR, { pid: process.pid, started: await startTimeOf(process.pid), url, gateway: localUrl(config.HOST, port), ...grpc, metrics, internalToken: plan.internalToken });
   // The README tells people to send requests at this line.
   if (stopping) return;
   log.info({ url, metrics, grpc }, 'all services started');

@@ -8,6 +8,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, startGateway, validBody, type TestGateway } from './helpers.js';
 import { parseAllowedHosts } from '../src/http/allowed-hosts.js';
+import { refusal } from './refusal.js';
 
 let gw: TestGateway | undefined;
 afterEach(async () => {
@@ -29,7 +30,7 @@ function send(method: string, path: string, host: string | undefined, body?: str
   });
 }
 const post = JSON.stringify(validBody());
-const REFUSAL = { error: 'this Host is not one the gateway serves: add it to ALLOWED_HOSTS' };
+const REFUSAL = refusal('this Host is not one the gateway serves: add it to ALLOWED_HOSTS', { field: 'Host', rule: 'allowed-hosts' });
 
 describe('with ALLOWED_HOSTS', () => {
   it('answers another Host 421 on reads, the POST (fast path and Koa route) and unknown paths, storing nothing', async () => {

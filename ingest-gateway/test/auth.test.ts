@@ -1,6 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, startGateway, validBody, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 const TOKEN = 's3cr3t-token_with.symbols~+/=';
 
@@ -41,7 +42,7 @@ describe('with DYNAMIC_EVENTS_TOKEN set', () => {
         req.on('error', reject).end(body);
       });
       expect(answer.status).toBe(400);
-      expect(JSON.parse(answer.body)).toEqual({ error: 'Authorization must be sent once' });
+      expect(JSON.parse(answer.body)).toEqual(refusal('Authorization must be sent once', { field: 'Authorization', rule: 'duplicate' }));
     }
     expect(gw.registry.calls).toEqual([]);
     expect(gw.media.calls).toEqual([]);

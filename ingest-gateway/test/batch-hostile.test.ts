@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { LIMITS } from '@dynamic-events/proto';
 import { fakeTokens } from './fake-tokens.js';
 import { API, mutate, startGateway, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 const tokens = fakeTokens();
 const camerasOnly = tokens.add('vendor-cams', { policy: { domains: ['acme.camera.*'] } });
@@ -27,7 +28,7 @@ describe('hostile batches', () => {
     const outside = mutate((b) => Object.assign(b.source, { device_name: 'mixed-out', object_domain: 'other.vendor.door' }));
     const response = await postBatch({ events: [outside, inside] }, { Authorization: `Bearer ${camerasOnly}` });
     expect(response.json.results).toEqual([
-      { status: 403, error: "events[0].source.object_domain: token 'vendor-cams' may not send events of this source.object_domain (allowed: acme.camera.*)" },
+      { status: 403, ...refusal("events[0].source.object_domain: token 'vendor-cams' may not send events of this source.object_domain (allowed: acme.camera.*)", { field: 'events[0].source.object_domain' }) },
       { status: 200, event: expect.objectContaining({ domain: 'acme.camera.motion' }) },
     ]);
     expect(gw.registry.recorded.map((e) => e.source.deviceName)).toEqual(['mixed-in']);
@@ -41,7 +42,7 @@ describe('hostile batches', () => {
   it('refuses a body nested deeper than an event may be, as a whole, before parsing it', async () => {
     const deep = mutate((b) => (b.junk = JSON.parse(`${'['.repeat(LIMITS.jsonMaxDepth)}${']'.repeat(LIMITS.jsonMaxDepth)}`)));
     const response = await postBatch({ events: [mutate(() => {}), deep] }, { Authorization: `Bearer ${camerasOnly}` });
-    expect(response).toEqual({ status: 400, json: { error: `body is nested too deeply (max ${LIMITS.jsonMaxDepth + 2} levels)` } });
+    expect(response).toEqual({ status: 400, json: refusal(`body is nested too deeply (max ${LIMITS.jsonMaxDepth + 2} levels)`, { field: 'body' }) });
   });
 
   it('tolerates, per event, unknown top-level fields as the single POST does, and junk inside a known one is that event\'s 400', async () => {
@@ -63,6 +64,6 @@ describe('hostile batches', () => {
       headers: { 'Content-Type': 'application/json', 'Content-Encoding': 'gzip', Authorization: `Bearer ${camerasOnly}` },
       body: text,
     });
-    expect([gzip.status, await gzip.json()]).toEqual([400, { error: 'body is not valid gzip data' }]);
+    expect([gzip.status, await gzip.json()]).toEqual([400, refusal('body is not valid gzip data', { field: 'body' })]);
   });
 });

@@ -1,6 +1,7 @@
 /** Idempotency-Key on a batch: the same body replays the same results, another body is a 409 with nothing stored. */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { API, mutate, startGateway, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -39,7 +40,7 @@ describe('Idempotency-Key on a batch', () => {
     const other = { events: [mutate((b) => (b.source.device_name = 'idem-other')), ...batch.events] };
     const response = await postBatch(other, 'batch-key-2');
     expect(response.status).toBe(409);
-    expect(JSON.parse(response.text)).toEqual({ error: 'Idempotency-Key was already used for a different request' });
+    expect(JSON.parse(response.text)).toEqual(refusal('Idempotency-Key was already used for a different request', { field: 'Idempotency-Key', rule: 'key-reused' }));
     expect([await stored(), gw.registry.recorded.length]).toEqual([before, sent]);
   });
 

@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 import { HTTP_TEST_OPTIONS, resetFakes, UUID_V4 } from './http-setup.js';
+import { refusal } from './refusal.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -30,7 +31,7 @@ describe('POST dynamic-events/batch', () => {
     expect(response.json).toEqual({
       results: [
         { status: 200, event: expect.objectContaining({ id: expect.stringMatching(UUID_V4), domain: 'acme.camera.motion', occurred_at: null }) },
-        { status: 400, error: 'events[1].source.device_name must not be empty' },
+        { status: 400, ...refusal('events[1].source.device_name must not be empty', { field: 'events[1].source.device_name', rule: 'not-empty' }) },
         { status: 200, event: expect.objectContaining({ id: expect.stringMatching(UUID_V4) }) },
       ],
       recorded: 2,
@@ -95,7 +96,7 @@ describe('POST dynamic-events/batch: refusals of one event', () => {
   it('answers a registry refusal of one event in its result, with the events[i] prefix', async () => {
     gw.registry.failWith = new AppError('INVALID_ARGUMENT', 'event.occurred_at must not be more than 300 s in the future (OCCURRED_AT_MAX_SKEW)', { field: 'event.occurred_at', rule: 'max-skew' });
     const response = await postBatch({ events: [validBody()] });
-    expect(response.json.results).toEqual([{ status: 400, error: 'events[0].event.occurred_at must not be more than 300 s in the future (OCCURRED_AT_MAX_SKEW)' }]);
+    expect(response.json.results).toEqual([{ status: 400, ...refusal('events[0].event.occurred_at must not be more than 300 s in the future (OCCURRED_AT_MAX_SKEW)', { field: 'events[0].event.occurred_at', rule: 'max-skew' }) }]);
   });
 
   it('is refused as a whole (503, Retry-After) when nothing could be recorded for an outage', async () => {

@@ -19,6 +19,7 @@ import { createDynamicEventPost } from '../src/http/routes/dynamic-events.js';
 import { fakeTokens } from './fake-tokens.js';
 import { API, fakeMedia, fakeRegistry, mutate, startGateway, validBody, type TestGateway } from './helpers.js';
 import { resetFakes } from './http-setup.js';
+import { refusal } from './refusal.js';
 
 const TOKEN = 'fast-path-secret';
 const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
@@ -138,7 +139,7 @@ describe('POST fast path and Koa route answer alike at their limits and while dr
       expect((await send(`${gw.url}${API}/dynamic-events`, limited, event())).status).toBe(200);
       const fast = await bothAlike(gw, limited, event);
       expect([fast.status, fast.headers['retry-after']]).toEqual([429, '100']);
-      expect(JSON.parse(fast.body)).toEqual({ error: "token 'vendor-x' is over its rate of 0.01 events per second (burst 1)" });
+      expect(JSON.parse(fast.body)).toEqual(refusal("token 'vendor-x' is over its rate of 0.01 events per second (burst 1)", { field: false, rule: 'token-rate' }));
     } finally {
       clock.mockRestore();
     }

@@ -7,6 +7,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { identityConflict } from '@dynamic-events/proto';
 import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests break the body in arbitrary, untyped ways
 type Body = Record<string, any>;
@@ -141,7 +142,7 @@ describe('text that is not Unicode', () => {
     const text = JSON.stringify(withImage((b) => (b.source.object_id = 'PLACEHOLDER')));
     const [before, after] = text.split('PLACEHOLDER') as [string, string];
     const response = await postRaw(Buffer.concat([Buffer.from(`${before}o`), bad, Buffer.from(after)]));
-    expect(response).toEqual({ status: 400, json: { error: 'body is not valid UTF-8' } });
+    expect(response).toEqual({ status: 400, json: refusal('body is not valid UTF-8', { field: 'body' }) });
     expect(gw.media.calls).toEqual([]);
     expect(gw.registry.calls).toEqual([]);
   });
@@ -149,7 +150,7 @@ describe('text that is not Unicode', () => {
   it('checks the decompressed bytes of a gzip body', async () => {
     const bytes = Buffer.concat([Buffer.from('{"source":"'), Buffer.from([0xff]), Buffer.from('"}')]);
     const response = await postRaw(gzipSync(bytes), { 'Content-Encoding': 'gzip' });
-    expect(response).toEqual({ status: 400, json: { error: 'body is not valid UTF-8' } });
+    expect(response).toEqual({ status: 400, json: refusal('body is not valid UTF-8', { field: 'body' }) });
   });
 
   it.each([

@@ -4,6 +4,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { API, mutate, startGateway, validBody, type TestGateway } from './helpers.js';
 import { HTTP_TEST_OPTIONS, resetFakes } from './http-setup.js';
+import { refusal } from './refusal.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -21,7 +22,7 @@ describe('POST dynamic-events', () => {
     // A chunked body without Content-Length is cut at the limit too.
     const chunked = await rawRequest('POST', `${API}/dynamic-events`, { 'Content-Type': 'application/json', 'Transfer-Encoding': 'chunked' }, JSON.stringify(body));
     expect(chunked.status).toBe(413);
-    expect(JSON.parse(chunked.body)).toEqual({ error: `body exceeds ${64 * 1024} bytes` });
+    expect(JSON.parse(chunked.body)).toEqual(refusal(`body exceeds ${64 * 1024} bytes`, { field: 'body', rule: 'max-body-bytes' }));
   });
 
   it.each([
@@ -43,11 +44,14 @@ describe('POST dynamic-events', () => {
     const ok = await rawRequest('POST', path, headers('gzip'), gzipSync(JSON.stringify(validBody())));
     expect(ok.status).toBe(200);
     const bomb = await rawRequest('POST', path, headers('gzip'), gzipSync(Buffer.alloc(10 * 1024 * 1024, 0x20)));
-    expect(bomb).toMatchObject({ status: 413, body: JSON.stringify({ error: `body exceeds ${64 * 1024} bytes` }) });
+    expect(bomb).toMatchObject({ status: 413, body: JSON.stringify({ error: `body exceeds ${64 * 1024} bytes`, field: 'body', rule: 'max-body-bytes' }) });
     const corrupt = await rawRequest('POST', path, headers('br'), Buffer.from('definitely not brotli'));
-    expect(corrupt).toMatchObject({ status: 400, body: JSON.stringify({ error: 'body is not valid br data' }) });
+    expect({ status: corrupt.status, body: JSON.parse(corrupt.body) as unknown }).toEqual({ status: 400, body: refusal('body is not valid br data', { field: 'body', rule: 'content-encoding' }) });
     const unknown = await rawRequest('POST', path, headers('compress'), Buffer.from('{}'));
-    expect(unknown).toMatchObject({ status: 415, body: JSON.stringify({ error: 'Content-Encoding "compress" is not supported (use one of gzip, deflate, br or none)' }) });
+    expect({ status: unknown.status, body: JSON.parse(unknown.body) as unknown }).toEqual({
+      status: 415,
+      body: refusal('Content-Encoding "compress" is not supported (use one of gzip, deflate, br or none)', { field: 'Content-Encoding' }),
+    });
     expect(gw.registry.calls).toEqual(['recordEvent']);
   });
 
@@ -89,7 +93,7 @@ describe('POST dynamic-events Content-Encoding', () => {
   ])('answers 415 for Content-Encoding "%s" on both paths', async (encoding, message) => {
     for (const path of [`${API}/dynamic-events`, `${API}/dynamic-events/`]) {
       const answer = await rawRequest('POST', path, { 'Content-Type': 'application/json', 'Content-Encoding': encoding }, gzipSync('{}'));
-      expect({ path, status: answer.status, body: JSON.parse(answer.body) as unknown }).toEqual({ path, status: 415, body: { error: message } });
+      expect({ path, status: answer.status, body: JSON.parse(answer.body) as unknown }).toEqual({ path, status: 415, body: refusal(message, { field: 'Content-Encoding' }) });
     }
     expect(gw.registry.calls).toEqual([]);
   });
@@ -99,7 +103,7 @@ describe('POST dynamic-events Content-Type', () => {
   it('answers 415 when Content-Type is missing', async () => {
     const response = await rawRequest('POST', `${API}/dynamic-events`, {}, JSON.stringify(validBody()));
     expect(response.status).toBe(415);
-    expect(JSON.parse(response.body)).toEqual({ error: 'Content-Type must be application/json' });
+    expect(JSON.parse(response.body)).toEqual(refusal('Content-Type must be application/json', { field: 'Content-Type', rule: 'content-type' }));
   });
 
   it.each(['application/json; charset=utf-8', 'application/json;charset=UTF-8', 'Application/JSON; charset="utf-8"', 'application/json; foo=bar'])(

@@ -46,7 +46,7 @@ describe('routing', () => {
       });
       req.on('error', reject).end();
     });
-    expect(answer).toEqual({ status: 400, body: JSON.stringify({ error: 'Host header is required (HTTP/1.1)' }) });
+    expect(answer).toEqual({ status: 400, body: JSON.stringify({ error: 'Host header is required (HTTP/1.1)', field: 'Host', rule: 'required' }) });
   });
 
   it('answers OPTIONS 204 with Allow, and any other method on a known path 405 JSON with Allow', async () => {

@@ -9,6 +9,7 @@ import { registry } from '@dynamic-events/proto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { newEventSize } from '../src/clients/record-batcher.js';
 import { startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -72,7 +73,7 @@ describe('Idempotency-Key header', () => {
     (body.event as { event_data: { event_additional_properties: Record<string, string> } }).event_data.event_additional_properties.base64_image = TINY_PNG.toString('base64');
     const response = await rawPost(key, JSON.stringify(body));
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body)).toEqual({ error: message });
+    expect(JSON.parse(response.body)).toEqual(refusal(message, { field: 'Idempotency-Key' }));
     expect(gw.registry.recorded).toHaveLength(0);
     expect(gw.media.calls).toHaveLength(0);
   });
@@ -84,7 +85,7 @@ describe('Idempotency-Key header', () => {
   it('answers 400 when the header is sent twice (Node would join both into one key)', async () => {
     const response = await rawPost(['a', 'b'], JSON.stringify(validBody()));
     expect(response.status).toBe(400);
-    expect(JSON.parse(response.body)).toEqual({ error: 'Idempotency-Key header must be sent once' });
+    expect(JSON.parse(response.body)).toEqual(refusal('Idempotency-Key header must be sent once', { field: 'Idempotency-Key' }));
     expect(gw.registry.recorded).toHaveLength(0);
   });
 

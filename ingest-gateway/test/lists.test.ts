@@ -6,6 +6,7 @@ import { request as httpRequest } from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { AppError } from '@dynamic-events/proto';
 import { API, CREATED_AT, startGateway, validBody, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 let gw: TestGateway;
 beforeAll(async () => {
@@ -79,7 +80,7 @@ describe('GET list endpoints', () => {
 
   it("passes the registry's INVALID_ARGUMENT for a bad page_token on as 400 and needs the token", async () => {
     gw.registry.failWith = new AppError('INVALID_ARGUMENT', 'page_token is malformed', { field: 'page_token' });
-    expect(await get('/dynamic-events?page_token=zz')).toEqual({ status: 400, json: { error: 'page_token is malformed' } });
+    expect(await get('/dynamic-events?page_token=zz')).toEqual({ status: 400, json: refusal('page_token is malformed', { field: 'page_token' }) });
     expect((await get('/dynamic-events', {})).status).toBe(401);
     expect((await get('/dynamic-events/stream', {})).status).toBe(401);
   });
@@ -131,9 +132,9 @@ describe('GET dynamic-events/stream', () => {
 
   it('answers 400 naming Last-Event-ID or after when the registry refuses the cursor', async () => {
     gw.registry.failWith = new AppError('INVALID_ARGUMENT', 'after_cursor is malformed', { field: 'after_cursor' });
-    expect(await get('/dynamic-events/stream?after=x')).toEqual({ status: 400, json: { error: 'after is malformed' } });
+    expect(await get('/dynamic-events/stream?after=x')).toEqual({ status: 400, json: refusal('after is malformed', { field: 'after' }) });
     const viaHeader = await get('/dynamic-events/stream', { ...auth, 'Last-Event-ID': 'x' });
-    expect(viaHeader).toEqual({ status: 400, json: { error: 'Last-Event-ID is malformed' } });
+    expect(viaHeader).toEqual({ status: 400, json: refusal('Last-Event-ID is malformed', { field: 'Last-Event-ID' }) });
   });
 
   it('ends open streams cleanly when shutdown starts', async () => {

@@ -142,7 +142,7 @@ describe('random JSON values anywhere', () => {
         const response = await gw.post(JSON.stringify(replaceAt(path, value)));
         expect([200, 400]).toContain(response.status);
         if (response.status === 400) {
-          expect(Object.keys(response.json)).toEqual(['error']);
+          expect(Object.keys(response.json)).toEqual(['error', 'field', 'rule']);
           expect(typeof response.json.error).toBe('string');
         }
         assertNoPollution();

@@ -12,6 +12,7 @@ import type { TokenCredential } from '../src/tokens/token-model.js';
 import { freePort, redisAvailable, REDIS_URL } from '../../test/support/servers.js';
 import { fakeTokens } from './fake-tokens.js';
 import { startGateway, validBody, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 const logger = createLogger('test', 'silent');
 const tokenWith = (perSecond: number, burst: number): TokenCredential => ({ id: randomUUID(), name: 'vendor-x', policy: { rate: { perSecond, burst } }, expiresAtMs: undefined });
@@ -96,7 +97,7 @@ describe('rate limits over HTTP', () => {
     const limited = await gw.post('{not even json', auth);
     expect(limited.status).toBe(429);
     expect(limited.headers.get('retry-after')).toBe('2');
-    expect(limited.json).toEqual({ error: "token 'vendor-x' is over its rate of 0.5 events per second (burst 2)" });
+    expect(limited.json).toEqual(refusal("token 'vendor-x' is over its rate of 0.5 events per second (burst 2)", { field: false, rule: 'token-rate' }));
     expect(gw.registry.calls).toHaveLength(2);
   });
 });

@@ -9,6 +9,7 @@ import { LIMITS } from '@dynamic-events/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createHttpServer } from '../src/http/http-server.js';
 import { API, startGateway, validBody, type TestGateway } from './helpers.js';
+import { refusal } from './refusal.js';
 
 const KIB = 1024;
 let gw: TestGateway | undefined;
@@ -48,7 +49,7 @@ describe('JSON values per body', () => {
     const wide = Object.fromEntries(Array.from({ length: LIMITS.jsonMaxValues }, (_, i) => [`k${i}`, 0]));
     const res = await gw.post({ ...validBody(), extra: wide });
     expect(res.status).toBe(400);
-    expect(res.json).toEqual({ error: `body holds too many JSON values (max ${LIMITS.jsonMaxValues} members and elements)` });
+    expect(res.json).toEqual(refusal(`body holds too many JSON values (max ${LIMITS.jsonMaxValues} members and elements)`, { field: 'body' }));
     expect(gw.registry.recorded).toHaveLength(0);
   });
 

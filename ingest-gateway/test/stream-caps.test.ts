@@ -11,6 +11,7 @@ import { pollUntil } from '@dynamic-events/proto/runtime';
 import { API, startGateway, type GatewayOptions, type TestGateway } from './helpers.js';
 import { fakeTokens, type FakeTokens } from './fake-tokens.js';
 import { clientAddressOf } from '../src/watch/client-address.js';
+import { refusal } from './refusal.js';
 
 const ADMIN = 'admin-token-of-at-least-32-characters!';
 
@@ -68,7 +69,7 @@ describe('open streams per client address', () => {
     const refused = await open();
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
-    expect(refused.body).toEqual({ error: 'this client address has 3 open event streams, the most it may: close one first' });
+    expect(refused.body).toEqual(refusal('this client address has 3 open event streams, the most it may: close one first', { field: false }));
     expect(watchCalls).toBe(before);
     expect((await open('127.0.0.2')).status).toBe(200);
     first[0]!.close();
@@ -85,7 +86,7 @@ describe('open streams per token', () => {
     const refused = await open(undefined, bearer(a));
     expect(refused.status).toBe(429);
     expect(refused.headers['retry-after']).toMatch(/^\d+$/);
-    expect(refused.body).toEqual({ error: "token 'vendor-a' has 2 open event streams, the most it may: close one first" });
+    expect(refused.body).toEqual(refusal("token 'vendor-a' has 2 open event streams, the most it may: close one first", { field: false }));
     expect((await open(undefined, bearer(b))).status).toBe(200);
   });
 });

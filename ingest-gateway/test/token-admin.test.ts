@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, startGateway, type TestGateway } from './helpers.js';
 import { fakeTokens, type FakeTokens } from './fake-tokens.js';
+import { refusal } from './refusal.js';
 
 const ADMIN = 'admin-token-of-at-least-32-characters!';
 const TOKENS = `${API}/settings/dynamic-events/tokens`;
@@ -110,7 +111,7 @@ describe('token admin API: bodies', () => {
     await start();
     const response = await admin('POST', TOKENS, body);
     expect(response.status).toBe(400);
-    expect(await response.json()).toEqual({ error });
+    expect(await response.json()).toEqual(refusal(error));
     expect(tokens.calls).toEqual([]);
   });
 
@@ -124,13 +125,13 @@ describe('token admin API: bodies', () => {
     expect(tokens.calls).toContain(`update ${id} {"name":"vendor-z","expiresAt":null}`);
     const calls = tokens.calls.length;
     const burst = await admin('PATCH', `${TOKENS}/${id}`, { policy: { rate: { per_second: 1, burst: 2 ** 32 } } });
-    expect({ status: burst.status, body: await burst.json() }).toEqual({ status: 400, body: { error: 'policy.rate.burst must be at most 1000000' } });
+    expect({ status: burst.status, body: await burst.json() }).toEqual({ status: 400, body: refusal('policy.rate.burst must be at most 1000000', { field: 'policy.rate.burst' }) });
     expect(tokens.calls).toHaveLength(calls);
     const revoked = await admin('DELETE', `${TOKENS}/${id}`);
     expect(((await revoked.json()) as Record<string, unknown>).revoked_at).toBe('2026-11-25T00:00:01.000000000Z');
     const unknown = await admin('GET', `${TOKENS}/nope`);
     expect(unknown.status).toBe(404);
-    expect(await unknown.json()).toEqual({ error: 'token nope not found' });
+    expect(await unknown.json()).toEqual(refusal('token nope not found', { field: 'id', rule: false }));
   });
 
   it('shows and changes whether a token is required', async () => {
@@ -140,6 +141,6 @@ describe('token admin API: bodies', () => {
     expect(await off.json()).toEqual({ require_token: false });
     const bad = await admin('PATCH', `${API}/settings/dynamic-events`, { require_token: 'no' });
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toEqual({ error: 'require_token must be true or false' });
+    expect(await bad.json()).toEqual(refusal('require_token must be true or false', { field: 'require_token' }));
   });
 });

@@ -2,6 +2,7 @@ import { AppError } from '@dynamic-events/proto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { API, mutate, startGateway, TINY_PNG, validBody, type TestGateway } from './helpers.js';
 import { fakeTokens, type FakeTokens } from './fake-tokens.js';
+import { refusal } from './refusal.js';
 
 const BOOTSTRAP = 'bootstrap-token-for-the-tests';
 
@@ -119,7 +120,7 @@ describe('token policy, the bootstrap token and the reads', () => {
     for (const [refused, image] of [['acme.camera', false], ['acme.cameras', false], ['exact.domain.sub', false], ['other', true]] as const) {
       const answer = await send(refused, image);
       expect(answer.status, refused).toBe(403);
-      expect(answer.json).toEqual({ error: "token 'vendor-x' may not send events of this source.object_domain (allowed: acme.camera.*, exact.domain)" });
+      expect(answer.json).toEqual(refusal("token 'vendor-x' may not send events of this source.object_domain (allowed: acme.camera.*, exact.domain)", { field: 'source.object_domain' }));
     }
     expect(gateway.registry.calls).toHaveLength(calls);
     expect(gateway.media.calls).toEqual([]);
@@ -134,7 +135,7 @@ describe('token policy, the bootstrap token and the reads', () => {
     gateway.registry.checkFailsWith = new AppError('PERMISSION_DENIED', "token 'vendor-x' may not create devices", { field: 'source.device_name', rule: 'token-may-create' });
     const refused = await gateway.post(withImage(), { Authorization: `Bearer ${strict}` });
     expect(refused.status).toBe(403);
-    expect(refused.json).toEqual({ error: "token 'vendor-x' may not create devices" });
+    expect(refused.json).toEqual(refusal("token 'vendor-x' may not create devices"));
     expect(gateway.media.calls).toEqual([]);
     // After the identity check (a lookup of the object), before media; nothing recorded.
     expect(gateway.registry.calls.filter((c) => c !== 'getObject')).toEqual(['checkEvent']);
@@ -167,6 +168,6 @@ describe('token names in messages', () => {
     const gateway = (gw = await startGateway({ tokens: { client: tokens.client, source: tokens.source } }));
     const answer = await gateway.post(mutate((b) => (b.source.object_domain = 'other')), { Authorization: `Bearer ${secret}` });
     expect(answer.status).toBe(403);
-    expect(answer.json).toEqual({ error: "token 'evil\\u202e\\u000aname' may not send events of this source.object_domain (allowed: acme.camera.*)" });
+    expect(answer.json).toEqual(refusal("token 'evil\\u202e\\u000aname' may not send events of this source.object_domain (allowed: acme.camera.*)", { field: 'source.object_domain' }));
   });
 });

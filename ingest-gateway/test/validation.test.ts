@@ -79,7 +79,9 @@ describe('POST dynamic-events: every validation rule', () => {
   it.each(CASES)('%s', async (_name, body, status, message) => {
     const response = await gw.post(body);
     expect(response.status).toBe(status);
-    expect(response.json).toEqual({ error: message });
+    // Every 400 names its field and rule apart too; the message names the field first.
+    expect(response.json).toEqual({ error: message, field: expect.any(String), rule: expect.any(String) });
+    expect(message.startsWith(String(response.json.field))).toBe(true);
     expect(response.headers.get('content-type')).toBe('application/json; charset=utf-8');
     // Rejected input creates nothing: neither service was called.
     expect(gw.registry.calls).toEqual([]);

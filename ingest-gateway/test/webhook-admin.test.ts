@@ -2,6 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { CREATED_TEXT, LATER_TEXT } from './fake-webhook-service.js';
 import { ADMIN, useWebhookAdmin, WEBHOOKS } from './webhook-admin-setup.js';
+import { refusal } from './refusal.js';
 
 const start = useWebhookAdmin();
 const SECRET = /^whsec_[A-Za-z0-9+/]{43}=$/;
@@ -149,7 +150,7 @@ describe('webhook admin API: update, delete, rotate', () => {
     expect(deleted).toMatchObject({ status: 200, body: { id, description: 'x' } });
     for (const [method, body] of [['GET'], ['PATCH', { enabled: true }], ['DELETE'], ['POST']] as const) {
       const url = method === 'POST' ? `${path}/secret` : path;
-      expect(await json(method, url, body)).toEqual({ status: 404, body: { error: `webhook ${id} not found` }, headers: expect.anything() });
+      expect(await json(method, url, body)).toEqual({ status: 404, body: refusal(`webhook ${id} not found`, { field: 'id', rule: false }), headers: expect.anything() });
     }
   });
 

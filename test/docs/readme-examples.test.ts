@@ -2,7 +2,7 @@
  * The README's examples work as a reader runs them: every ```sh block, in order, in one bash with
  * `set -euo pipefail`, against a stack started as `npm start` starts it (embedded defaults, its own
  * ports and DATA_DIR, PUBLIC_BASE_URL left to its default) with an ADMIN_TOKEN. The shell gets only
- * what the README tells the reader to have: PORT (the stack's) and ADMIN_TOKEN exported, curl and
+ * what the README tells the reader to have: PORT and DATA_DIR (the stack's) and ADMIN_TOKEN exported, curl and
  * node on PATH. A block that exits non-zero fails the test, and so does an output that differs
  * from the ```json / ```text block the README shows after it. ```shell and ```shell-k8s blocks are
  * not run (see test/support/readme-blocks.ts).
@@ -28,10 +28,11 @@ interface Run {
 }
 
 /** Runs the examples as one bash script in the repository, as a reader's shell in a fresh clone. */
-async function runExamples(examples: Example[], port: number): Promise<Run> {
+async function runExamples(examples: Example[], port: number, dataDir: string): Promise<Run> {
   const out = tempDir('readme-examples-out');
   try {
-    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), ADMIN_TOKEN, OUT_DIR: out.path };
+    // DATA_DIR as a reader with a second stack sets it beside PORT: the CLI examples find that stack's registry through it.
+    const env = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', PORT: String(port), DATA_DIR: dataDir, ADMIN_TOKEN, OUT_DIR: out.path };
     // detached: its own process group, so whatever an example left in the background goes with it.
     const child = spawn('bash', ['-c', scriptOf(examples)], { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     let log = '';
@@ -80,14 +81,14 @@ describe('README examples', () => {
 
   it('runs every sh block in order: each exits 0 and prints what the README shows', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
     const examples = readmeExamples(readme);
-    const run = await runExamples(examples, stack.port);
+    const run = await runExamples(examples, stack.port, dir.path);
     expect(run.code, run.log).toBe(0);
     expect(mismatches(examples, run)).toEqual([]);
   });
 
   it('fails on an example that stops working or answers otherwise than shown', async () => {
     const notFound = readmeExamples('```sh\ncurl -fsS "http://localhost:$PORT/api/platform/dh/devices/no-such-device"\necho unreachable\n```\n');
-    const failed = await runExamples(notFound, stack.port);
+    const failed = await runExamples(notFound, stack.port, dir.path);
     expect(failed.code).not.toBe(0);
     expect(failed.log).toMatch(/README example at line 1 failed/);
     expect(failed.log).not.toMatch(/unreachable/);
@@ -96,8 +97,16 @@ describe('README examples', () => {
       '```sh\ncurl -fsS "http://localhost:$PORT/healthz"\n```\n\n```json\n{"status": "down"}\n```\n\n' +
         '```sh\ncurl -fsS -w \'\\n\' "http://localhost:$PORT/healthz"\n```\n\n```text\n{"status":"o…"}\n```\n',
     );
-    const answered = await runExamples(other, stack.port);
+    const answered = await runExamples(other, stack.port, dir.path);
     expect(answered.code, answered.log).toBe(0);
     expect(mismatches(other, answered)).toEqual([`README line 1: $.status: expected "down", got "ok"`]);
+  });
+
+  it('compares a ```terminal output with stdout and stderr as written, a ```text one with stdout alone', async () => {
+    const block = '```sh\necho out; echo "curl: (28) timed out" >&2; echo after\n```\n\n';
+    const shown = readmeExamples(`${block}\`\`\`terminal\nout\ncurl: (28) …\nafter\n\`\`\`\n\n${block}\`\`\`text\nout\nafter\n\`\`\`\n\n${block}\`\`\`terminal\nout\nafter\n\`\`\`\n`);
+    const run = await runExamples(shown, stack.port, dir.path);
+    expect(run.code, run.log).toBe(0);
+    expect(mismatches(shown, run)).toEqual([expect.stringMatching(/^README line 20: expected:\nout\nafter\ngot:\nout\ncurl: \(28\) timed out\nafter$/)]);
   });
 });

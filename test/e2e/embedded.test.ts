@@ -138,26 +138,30 @@ describe('images', () => {
 });
 
 describe('bad input: a clear error and nothing stored', () => {
-  const cases: [string, (b: ReturnType<typeof exampleEvent>) => unknown, number, RegExp][] = [
-    ['source missing', (b) => ({ event: b.event }), 400, /source/],
-    ['event missing', (b) => ({ source: b.source }), 400, /event/],
-    ['empty device_name', (b) => ({ ...b, source: { ...b.source, device_name: '' } }), 400, /source\.device_name/],
-    ['object_type not a string', (b) => ({ ...b, source: { ...b.source, object_type: 7 } }), 400, /source\.object_type/],
-    ['display_name missing', (b) => ({ ...b, event: { ...b.event, event_type: { event_type: 'x', display_description: 'd' } } }), 400, /display_name/],
-    ['object_id contains the domain', (b) => ({ ...b, source: { ...b.source, object_id: 'acme.camera.video.channel-1' } }), 400, /object_id/],
-    ['property not a string', (b) => ({ ...b, event: { ...b.event, event_data: { event_additional_properties: { n: 1 } } } }), 400, /event_additional_properties/],
-    ['images not strings', (b) => ({ ...b, event: { ...b.event, event_data: { images: [1] } } }), 400, /images/],
-    ['device_name too long', (b) => ({ ...b, source: { ...b.source, device_name: 'x'.repeat(256) } }), 400, /source\.device_name/],
-    ['base64 with a bad character', (b) => ({ ...b, event: { ...b.event, event_data: { event_additional_properties: { base64_image: 'iVBO*w0KGgo=' } } } }), 400, /base64_image/],
-    ['SVG image', (b) => ({ ...b, event: { ...b.event, event_data: { event_additional_properties: { base64_image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64') } } } }), 400, /base64_image/],
+  const IMAGE = 'event.event_data.event_additional_properties.base64_image';
+  // The field each 400 names in its body (ValidationError), beside the message that names it too.
+  const cases: [string, (b: ReturnType<typeof exampleEvent>) => unknown, number, RegExp, string][] = [
+    ['source missing', (b) => ({ event: b.event }), 400, /source/, 'source'],
+    ['event missing', (b) => ({ source: b.source }), 400, /event/, 'event'],
+    ['empty device_name', (b) => ({ ...b, source: { ...b.source, device_name: '' } }), 400, /source\.device_name/, 'source.device_name'],
+    ['object_type not a string', (b) => ({ ...b, source: { ...b.source, object_type: 7 } }), 400, /source\.object_type/, 'source.object_type'],
+    ['display_name missing', (b) => ({ ...b, event: { ...b.event, event_type: { event_type: 'x', display_description: 'd' } } }), 400, /display_name/, 'event.event_type.display_name'],
+    ['object_id contains the domain', (b) => ({ ...b, source: { ...b.source, object_id: 'acme.camera.video.channel-1' } }), 400, /object_id/, 'source.object_id'],
+    ['property not a string', (b) => ({ ...b, event: { ...b.event, event_data: { event_additional_properties: { n: 1 } } } }), 400, /event_additional_properties/, 'event.event_data.event_additional_properties.n'],
+    ['images not strings', (b) => ({ ...b, event: { ...b.event, event_data: { images: [1] } } }), 400, /images/, 'event.event_data.images'],
+    ['device_name too long', (b) => ({ ...b, source: { ...b.source, device_name: 'x'.repeat(256) } }), 400, /source\.device_name/, 'source.device_name'],
+    ['device_name misspelt', (b) => ({ ...b, source: { ...b.source, device_name: undefined, devcie_name: 'cam' } }), 400, /^source\.devcie_name is not a known field$/, 'source.devcie_name'],
+    ['base64 with a bad character', (b) => ({ ...b, event: { ...b.event, event_data: { event_additional_properties: { base64_image: 'iVBO*w0KGgo=' } } } }), 400, /base64_image/, IMAGE],
+    ['SVG image', (b) => ({ ...b, event: { ...b.event, event_data: { event_additional_properties: { base64_image: Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"/>').toString('base64') } } } }), 400, /base64_image/, IMAGE],
   ];
-  for (const [name, build, status, message] of cases) {
+  for (const [name, build, status, message, field] of cases) {
     it(`${name} → ${status}`, async () => {
       const device = `cam-bad-${name.replace(/\W+/g, '-')}`;
       const res = await postJson(url, build(exampleEvent({ device })));
       expect(res.status).toBe(status);
-      assertMatchesSchema('Error', res.body);
+      assertMatchesSchema('ValidationError', res.body);
       expect(res.body!.error).toMatch(message);
+      expect(res.body).toMatchObject({ field, rule: expect.any(String) });
       const stored = await getJson(`${stack.api}/devices/${device}`);
       expect(stored.status).toBe(404);
     });

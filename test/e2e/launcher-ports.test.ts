@@ -3,7 +3,8 @@
  * process (a second stack, say) fails the start at once, naming the variable to set; the launcher
  * never takes whatever answers on that port for its own gateway.
  */
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { join } from 'node:path';
@@ -71,5 +72,36 @@ describe('launcher ports', () => {
     expect(output).toContain(`GATEWAY_METRICS_PORT: port ${gatewayMetrics} on 127.0.0.1 is in use`);
     expect(output).toContain(`MEDIA_METRICS_PORT and REGISTRY_METRICS_PORT are both ${shared}: give each its own port`);
     expectNothingStarted(output, dir);
+  });
+
+  it('refuses a DATA_DIR a running stack holds at once, with the port check, suggesting PORT and DATA_DIR together', async () => {
+    // A running launcher, as its stack.json shows it: its pid and that process's start time.
+    const other = spawn('sleep', ['60'], { stdio: 'ignore' });
+    cleanups.push(() => other.kill());
+    const started = readFileSync(`/proc/${other.pid}/stat`, 'utf8').split(') ')[1]!.split(' ')[19];
+    const dir = dataDir();
+    const stackFile = { pid: other.pid, started, url: 'http://localhost:8080/api/platform/dh/dynamic-events', gateway: 'http://127.0.0.1:8080', registry: '127.0.0.1:50051', media: '127.0.0.1:50052', metrics: {}, internalToken: 'x' };
+    writeFileSync(join(dir, 'stack.json'), JSON.stringify(stackFile));
+    const { code, output } = await runLauncher({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(await freePort()) });
+    expect(code).toBe(1);
+    expect(output).toContain(`DATA_DIR ${dir} is in use by another stack (pid ${other.pid}, http://127.0.0.1:8080): give a second stack its own PORT and DATA_DIR`);
+    // Refused with the checks, before anything starts (the embedded Postgres' own claim of the
+    // directory comes only after it started, and waits for the other stack to go away).
+    expect(output).not.toContain('embedded Postgres');
+    expect(output).not.toContain('listening');
+    expect(existsSync(join(dir, 'postgres'))).toBe(false);
+  });
+
+  it('a stack.json left by a launcher that is gone, or whose pid another process has now, does not hold the DATA_DIR', async () => {
+    const held = await listening(createServer());
+    for (const left of [{ pid: 4_194_000, started: '1' }, { pid: process.pid, started: '1' }]) {
+      const dir = dataDir();
+      writeFileSync(join(dir, 'stack.json'), JSON.stringify({ ...left, gateway: 'http://127.0.0.1:1' }));
+      // A held PORT stops the launcher right after the checks: only the port is named.
+      const { code, output } = await runLauncher({ DATA_DIR: dir, HOST: '127.0.0.1', PORT: String(held) });
+      expect(code).toBe(1);
+      expect(output).toContain(`PORT: port ${held} on 127.0.0.1 is in use`);
+      expect(output).not.toContain('is in use by another stack');
+    }
   });
 });

@@ -1,13 +1,15 @@
 /**
  * The README's runnable examples: every ```sh block, in order, as one bash script, each with the
- * expected output that may follow it (a ```json or ```text block right after it). ```shell and
+ * expected output that may follow it (a ```json or ```text block right after it: what it prints
+ * on stdout; a ```terminal block: what the reader's terminal shows, stdout and stderr in the order
+ * written, such as curl's `curl: (28) …` line when --max-time ends a stream). ```shell and
  * ```shell-k8s blocks are for the reader only (they start the stack, or need helm, kubectl, docker
  * or grpcurl) and are never run. In an expected output, `…` stands for anything.
  */
 
 /** Fences whose blocks are run, and fences that state the output of the block before them. */
 export const RUN_FENCE = 'sh';
-export const OUTPUT_FENCES = ['json', 'text'] as const;
+export const OUTPUT_FENCES = ['json', 'text', 'terminal'] as const;
 
 export interface Example {
   /** 1-based line of the block's opening fence in the README. */
@@ -58,7 +60,10 @@ export function readmeExamples(markdown: string): Example[] {
  * A failing command ends the script and names the README line of its block.
  */
 export function scriptOf(examples: Example[]): string {
-  const parts = examples.map((example, n) => `README_LINE=${example.line}\n{\n${example.code}\n} > "$OUT_DIR/${n}"\ncat "$OUT_DIR/${n}"`);
+  const parts = examples.map((example, n) => {
+    const stderr = example.expected?.kind === 'terminal' ? ' 2>&1' : '';
+    return `README_LINE=${example.line}\n{\n${example.code}\n} > "$OUT_DIR/${n}"${stderr}\ncat "$OUT_DIR/${n}"`;
+  });
   return ['set -euo pipefail', `trap 'echo "README example at line $README_LINE failed (exit $?)" >&2' ERR`, ...parts, ''].join('\n');
 }
 
@@ -100,7 +105,7 @@ export function jsonMismatch(expected: unknown, actual: unknown, path = '$'): st
   return Object.is(expected, actual) ? undefined : `${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`;
 }
 
-/** Why an example's stdout does not match its expected output, or undefined when it does. */
+/** Why an example's output (stdout; with stderr for `terminal`) does not match its expected output, or undefined when it does. */
 export function outputMismatch(expected: NonNullable<Example['expected']>, stdout: string): string | undefined {
   if (expected.kind === 'json') {
     let actual: unknown;

@@ -69,9 +69,14 @@ export async function clearLeftoverPostmaster(dataDir: string, logger: Logger): 
 const OWNER_GRACE_MS = 10_000;
 
 /** A process's start time in clock ticks since boot (/proc/<pid>/stat field 22), or undefined without /proc. */
-async function startTimeOf(pid: number): Promise<string | undefined> {
+export async function startTimeOf(pid: number): Promise<string | undefined> {
   const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
   return stat?.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
+}
+
+/** Whether `pid` runs and is the process that recorded `started` (undefined: not recorded, any process with that pid). */
+export async function isRunningSince(pid: number, started: unknown): Promise<boolean> {
+  return (await isAlive(pid)) && (started === undefined || (await startTimeOf(pid)) === started);
 }
 
 /**
@@ -87,7 +92,7 @@ export async function claimOwnership(ownerFile: string, dataDirForMessage: strin
     // No owner file, or a torn one from a crash: nobody owns the directory.
   }
   const { pid, started } = previous;
-  const owned = async () => typeof pid === 'number' && pid !== process.pid && (await isAlive(pid)) && (started === undefined || (await startTimeOf(pid)) === started);
+  const owned = async () => typeof pid === 'number' && pid !== process.pid && (await isRunningSince(pid, started));
   // A stack that is stopping (its keeper stops Postgres, then releases the directory) is given a
   // moment, so a restart right after a stop or a killed launcher is not refused.
   const deadline = Date.now() + OWNER_GRACE_MS;

@@ -40,16 +40,9 @@ export function queryString(query: Query = {}): string {
   return text === '' ? '' : `?${text}`;
 }
 
-/**
- * The field an error body names: its `field` when present; a 409 is the token name taken; else
- * the message's first word when it reads as a field path ("policy.rate.burst must be …").
- */
-export function fieldOf(status: number, body: { error?: unknown; field?: unknown }): string | undefined {
-  if (typeof body.field === 'string') return body.field;
-  if (status === 409) return 'name';
-  if (status !== 400 || typeof body.error !== 'string') return undefined;
-  const first = /^([a-z_]+(?:\.[a-z_]+|\[\d+\])*) /.exec(body.error);
-  return first?.[1];
+/** The field an error body names (its `field`, which every 400 carries), undefined when it names none. */
+export function fieldOf(body: { error?: unknown; field?: unknown; rule?: unknown }): string | undefined {
+  return typeof body.field === 'string' ? body.field : undefined;
 }
 
 async function failure(res: Response): Promise<ApiError> {
@@ -60,7 +53,7 @@ async function failure(res: Response): Promise<ApiError> {
     // Not JSON (a proxy's page): the status says enough.
   }
   const message = typeof body.error === 'string' ? body.error : `the server answered ${res.status} ${res.statusText}`.trim();
-  return new ApiError(message, res.status, fieldOf(res.status, body));
+  return new ApiError(message, res.status, fieldOf(body));
 }
 
 /**

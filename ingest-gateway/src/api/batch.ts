@@ -1,7 +1,7 @@
 import type { EventJson } from './event.js';
 
-/** One event's result in a batch answer: its event (200, committed) or its refusal. */
-export type BatchResultJson = { status: 200; event: EventJson } | { status: number; error: string };
+/** One event's result in a batch answer: its event (200, committed) or its refusal, naming field and rule as a refused call does. */
+export type BatchResultJson = { status: 200; event: EventJson } | { status: number; error: string; field?: string; rule?: string };
 
 /** The answer of POST …/dynamic-events/batch: one result per event, in order, and the counts. */
 export interface BatchJson {

@@ -2,10 +2,11 @@ import { AppError, httpStatusOf, INTERNAL_MESSAGE } from '@dynamic-events/proto'
 import { type Logger } from '@dynamic-events/proto/runtime';
 import type { Metrics } from '../metrics.js';
 
-/** How a failure is answered: status, the message shown, the rule (for metrics) and what to log. */
+/** How a failure is answered: status, the message shown, the field and rule it names, and what to log. */
 interface HttpFailure {
   status: number;
   message: string;
+  field: string | undefined;
   rule: string | undefined;
   cause: unknown;
 }
@@ -17,7 +18,7 @@ interface HttpFailure {
 export function toHttpFailure(err: unknown): HttpFailure {
   if (err instanceof AppError) {
     const status = httpStatusOf(err);
-    return { status, message: err.message, rule: err.details.rule, cause: err.cause ?? err };
+    return { status, message: err.message, field: err.details.field, rule: err.details.rule, cause: err.cause ?? err };
   }
   const candidate = err as { status?: unknown; expose?: unknown; message?: unknown } | null;
   if (
@@ -27,16 +28,38 @@ export function toHttpFailure(err: unknown): HttpFailure {
     candidate.expose === true &&
     typeof candidate.message === 'string'
   ) {
-    return { status: candidate.status, message: candidate.message, rule: undefined, cause: err };
+    return { status: candidate.status, message: candidate.message, field: undefined, rule: undefined, cause: err };
   }
-  return { status: 500, message: INTERNAL_MESSAGE, rule: undefined, cause: err };
+  return { status: 500, message: INTERNAL_MESSAGE, field: undefined, rule: undefined, cause: err };
 }
 
-/** What a failed request is answered: status, extra headers and the `{"error"}` body. */
+/**
+ * The body of a refusal: the message, and the field and rule it is about. A 400 always names both
+ * (`body` and `invalid` when the rule that refused names no field); other 4xx name them when known;
+ * a 5xx never does.
+ */
+interface FailureBody {
+  error: string;
+  field?: string;
+  rule?: string;
+}
+
+/** What a failed request is answered: status, extra headers and the body. */
 interface FailureAnswer {
   status: number;
   headers: Record<string, string>;
-  body: { error: string };
+  body: FailureBody;
+}
+
+/** The body for a failure: see FailureBody. */
+function bodyOf(failure: HttpFailure): FailureBody {
+  if (failure.status >= 500) return { error: failure.message };
+  if (failure.status === 400) return { error: failure.message, field: failure.field ?? 'body', rule: failure.rule ?? 'invalid' };
+  return {
+    error: failure.message,
+    ...(failure.field === undefined ? {} : { field: failure.field }),
+    ...(failure.rule === undefined ? {} : { rule: failure.rule }),
+  };
 }
 
 /** The request a failure belongs to, for its log line. */
@@ -65,6 +88,6 @@ export function createFailureAnswer(deps: { logger: Logger; metrics: Metrics }):
     // A 503 is an overload or an outage, never the caller's fault, and a 429 a rate: always say when to try again.
     if (failure.status === 503 || failure.status === 429) headers['Retry-After'] = String(details?.retryAfterSeconds || 1);
     if (failure.status === 401 && details?.wwwAuthenticate !== undefined) headers['WWW-Authenticate'] = details.wwwAuthenticate;
-    return { status: failure.status, headers, body: { error: failure.message } };
+    return { status: failure.status, headers, body: bodyOf(failure) };
   };
 }

@@ -51,21 +51,20 @@ export const BASE64_IMAGE_FIELD = `event.event_data.event_additional_properties.
 
 /** Compiles the schema; call once at start-up (compilation is the slow part). `occurredAt`: the shared rule with this gateway's clock. */
 export function createEventValidator(occurredAt: OccurredAtRule): EventValidator {
-  // ownProperties: inherited names (constructor, toString) must never satisfy `required`.
-  const ajv = new Ajv({ allErrors: false, strict: true, ownProperties: true });
-  ajv.addKeyword({
-    keyword: 'notBlank',
-    type: 'string',
-    schemaType: 'boolean',
-    errors: false,
-    // Whitespace-only counts as empty; the value itself is stored as sent.
-    validate: (enabled: boolean, data: string) => !enabled || !isBlank(data),
-  });
-  const check = ajv.compile<DynamicEventBody>(schema);
+  const check = compileSchema(false);
+  // Ajv checks `required` before `additionalProperties`: a misspelt name would be answered as the
+  // missing one. Only on that refusal, a second pass with every error finds the unknown name.
+  const explain = compileSchema(true);
+  const firstError = (body: unknown): ErrorObject | undefined => {
+    const first = check.errors?.[0];
+    if (first?.keyword !== 'required') return first;
+    explain(body);
+    return explain.errors?.find((e) => e.keyword === 'additionalProperties' && e.instancePath === first.instancePath) ?? first;
+  };
 
   return {
     validate(body) {
-      if (!check(body)) throw toValidationError(check.errors?.[0]);
+      if (!check(body)) throw toValidationError(firstError(body));
       const { source, event } = body;
       checkObjectIdOutsideDomain('source.object_id', source.object_id, source.object_domain);
       const data = event.event_data ?? {};
@@ -103,6 +102,21 @@ export function createEventValidator(occurredAt: OccurredAtRule): EventValidator
       return { input, base64Image };
     },
   };
+}
+
+/** The schema compiled; `allErrors` collects every error instead of stopping at the first. */
+function compileSchema(allErrors: boolean) {
+  // ownProperties: inherited names (constructor, toString) must never satisfy `required`.
+  const ajv = new Ajv({ allErrors, strict: true, ownProperties: true });
+  ajv.addKeyword({
+    keyword: 'notBlank',
+    type: 'string',
+    schemaType: 'boolean',
+    errors: false,
+    // Whitespace-only counts as empty; the value itself is stored as sent.
+    validate: (enabled: boolean, data: string) => !enabled || !isBlank(data),
+  });
+  return ajv.compile<DynamicEventBody>(schema);
 }
 
 /**

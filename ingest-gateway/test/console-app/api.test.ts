@@ -15,9 +15,12 @@ describe('console API client', () => {
 
   it('throws the API message with the field it names, and reports a refused credential', async () => {
     const refused = vi.fn();
-    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: 'name is required' }), { status: 400 }));
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: 'name is required', field: 'name', rule: 'required' }), { status: 400 }));
     const api = createApi('', 'secret', refused);
     await expect(api.send('POST', '/t', {})).rejects.toEqual(new ApiError('name is required', 400, 'name'));
+    // Where a refusal belongs comes from the body's field, never from the message's wording.
+    vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: 'name is required' }), { status: 400 }));
+    await expect(api.send('POST', '/t', {})).rejects.toEqual(new ApiError('name is required', 400, undefined));
     expect(refused).not.toHaveBeenCalled();
     vi.stubGlobal('fetch', async () => new Response(JSON.stringify({ error: 'invalid admin bearer token' }), { status: 401 }));
     await expect(api.get('/t')).rejects.toBeInstanceOf(ApiError);

@@ -25,11 +25,11 @@ describe('console token form', () => {
   });
 
   it('shows a refusal next to the input its field names', () => {
-    expect(fieldOf(400, { error: 'policy.rate.burst must be an integer' })).toBe('policy.rate.burst');
-    expect(fieldOf(400, { error: 'policy.domains[2] repeats "a"' })).toBe('policy.domains[2]');
-    expect(fieldOf(400, { error: 'x', field: 'name' })).toBe('name');
-    expect(fieldOf(409, { error: 'a token named "n" already exists' })).toBe('name');
-    expect(fieldOf(401, { error: 'invalid admin bearer token' })).toBeUndefined();
+    expect(fieldOf({ error: 'policy.rate.burst must be an integer', field: 'policy.rate.burst', rule: 'type' })).toBe('policy.rate.burst');
+    expect(fieldOf({ error: 'a token named "n" already exists', field: 'name', rule: 'unique' })).toBe('name');
+    // The message's wording is never read: only the body's field says where a refusal belongs.
+    expect(fieldOf({ error: 'policy.domains[2] repeats "a"' })).toBeUndefined();
+    expect(fieldOf({ error: 'invalid admin bearer token' })).toBeUndefined();
     expect(['name', 'policy.may_create[0]', 'policy.domains', 'policy.max_devices', 'policy.max_objects', 'policy.rate', 'policy.rate.per_second', 'policy.rate.burst', 'expires_at', 'body'].map(inputOf)).toEqual([
       'name', 'mayCreate', 'domains', 'maxDevices', 'maxObjects', 'perSecond', 'perSecond', 'burst', 'expiresAt', undefined,
     ]);

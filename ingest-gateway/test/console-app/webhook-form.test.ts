@@ -45,8 +45,8 @@ describe('console webhook form', () => {
   });
 
   it('shows a refusal next to the input its field names', () => {
-    expect(fieldOf(400, { error: 'url must not point to a loopback address (WEBHOOK_ALLOWED_NETWORKS lists the networks allowed)' })).toBe('url');
-    expect(fieldOf(400, { error: 'filter.kinds[0] must be one of event.created, device.created' })).toBe('filter.kinds[0]');
+    expect(fieldOf({ error: 'url must not point to a loopback address (WEBHOOK_ALLOWED_NETWORKS lists the networks allowed)', field: 'url', rule: 'network' })).toBe('url');
+    expect(fieldOf({ error: 'filter.kinds[0] must be one of event.created, device.created', field: 'filter.kinds[0]', rule: 'enum' })).toBe('filter.kinds[0]');
     const fields = ['url', 'description', 'filter.domains', 'filter.domains[2]', 'filter.event_types[0]', 'filter.device_names', 'filter.kinds[1]', 'enabled', 'filter', 'body', undefined];
     expect(fields.map(webhookInputOf)).toEqual(['url', 'description', 'domains', 'domains', 'eventTypes', 'deviceNames', 'kinds', 'enabled', undefined, undefined, undefined]);
   });

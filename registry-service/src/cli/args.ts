@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { checkPolicyNumbers, parseRfc3339, policyFromJson, TIMESTAMP_RANGE_TEXT, type Timestamp } from '@dynamic-events/proto';
 import type { TokenPolicy } from '../tokens/token-policy.js';
+import { EVENT_OPTIONS, EVENT_SHAPES, EVENT_USAGE, toEventCommand, type EventCommand } from './event-args.js';
 import { booleanFlag, UsageError } from './usage-error.js';
 import { toWebhookCommand, WEBHOOK_FILTER_USAGE, WEBHOOK_OPTIONS, WEBHOOK_SHAPES, WEBHOOK_USAGE, type WebhookCommand } from './webhook-args.js';
 
@@ -14,6 +15,7 @@ export type Command =
   | { kind: 'auth show' }
   | { kind: 'auth set'; requireToken: boolean }
   | WebhookCommand
+  | EventCommand
   | { kind: 'help' };
 
 interface Invocation {
@@ -33,6 +35,7 @@ Commands (output is JSON, in the HTTP API's shapes):
   auth show
   auth set --require-token true|false
 ${WEBHOOK_USAGE}
+${EVENT_USAGE}
 
 Without --address: $REGISTRY_ADDR, else 127.0.0.1:$REGISTRY_GRPC_PORT when it is set, else the
 registry of the stack npm start runs from $DATA_DIR (./.data; it writes DATA_DIR/stack.json),
@@ -51,6 +54,7 @@ const OPTIONS = {
   'require-token': { type: 'string' },
   help: { type: 'boolean', short: 'h' },
   ...WEBHOOK_OPTIONS,
+  ...EVENT_OPTIONS,
 } as const;
 
 type Values = ReturnType<typeof parseArgs<{ options: typeof OPTIONS; allowPositionals: true }>>['values'];
@@ -65,6 +69,7 @@ const SHAPES: Record<string, { flags: string[]; ids: number; idWords?: string }>
   'auth show': { flags: [], ids: 0 },
   'auth set': { flags: ['require-token'], ids: 0 },
   ...WEBHOOK_SHAPES,
+  ...EVENT_SHAPES,
 };
 
 /** Parses argv (without node and the script); throws UsageError naming what is wrong. */
@@ -92,7 +97,11 @@ export function parseCommandLine(argv: string[]): Invocation {
   for (const flag of Object.keys(values)) {
     if (flag !== 'address' && !shape.flags.includes(flag)) throw new UsageError(`${kind} does not take --${flag}`);
   }
-  const command = kind.startsWith('webhooks ') ? toWebhookCommand(kind, ids, values) : toCommand(kind, ids[0] ?? '', values);
+  const command = kind.startsWith('webhooks ')
+    ? toWebhookCommand(kind, ids, values)
+    : kind.startsWith('events ')
+      ? toEventCommand(kind, ids, values)
+      : toCommand(kind, ids[0] ?? '', values);
   return { address: values.address, command };
 }
 

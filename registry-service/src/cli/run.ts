@@ -10,6 +10,8 @@ import {
   type Environment,
 } from '@dynamic-events/proto/runtime';
 import { parseCommandLine, USAGE } from './args.js';
+import { isEventCommand } from './event-args.js';
+import { runEventCommand } from './event-client.js';
 import { isWebhookCommand } from './webhook-args.js';
 import { UsageError } from './usage-error.js';
 import { resolveTarget } from './target.js';
@@ -80,7 +82,14 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
     const { address: target, source, credential } = await resolveTarget({ flag: address, ...settings });
     out.stderr(`using the registry at ${target} (${source})\n`);
     const presented = settings.REGISTRY_INTERNAL_TOKEN ?? credential;
-    const run = isWebhookCommand(command) ? runWebhookCommand(target, command, presented) : runCommand(target, command, presented);
+    const line = async (text: string) => {
+      await out.stdout(text);
+    };
+    const run = isEventCommand(command)
+      ? runEventCommand(target, command, presented, line)
+      : isWebhookCommand(command)
+        ? runWebhookCommand(target, command, presented)
+        : runCommand(target, command, presented);
     const result = await run.catch((err: unknown) => {
       // "a backend service is unavailable" alone would not tell the operator which address failed.
       if (err instanceof AppError && (err.code === 'UNAVAILABLE' || err.code === 'DEADLINE_EXCEEDED')) {
@@ -89,7 +98,8 @@ export async function runCli(argv: string[], env: Environment, out: CliOutput): 
       if (err instanceof AppError && err.code === 'UNAUTHENTICATED') throw new AppError(err.code, `${err.message}: ${CREDENTIAL_HINT}`, err.details, err);
       throw err;
     });
-    await printResult(out, result);
+    // events watch has written its lines as they came.
+    if (result !== undefined) await printResult(out, result);
     return EXIT.ok;
   } catch (err) {
     if (err instanceof UsageError) {

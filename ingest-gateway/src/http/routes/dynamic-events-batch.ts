@@ -76,7 +76,7 @@ export function createBatchPost(post: DynamicEventPost, deps: BatchPostDeps): (r
       const failed = (err: unknown, index: number): BatchResultJson => {
         const answer = answerFailure(inBatch(err, index), { requestId, method: 'POST', path: post.path });
         Object.assign(headers, answer.headers);
-        return { status: answer.status, error: answer.body.error };
+        return { status: answer.status, ...answer.body };
       };
       const outcomes = events.map((value, index) => {
         if (index >= granted) return { error: refusal };
