@@ -113,7 +113,7 @@ describe('GET dynamic-events/stream', () => {
       {
         cursor: 'c2',
         changes: [
-          { cursor: 'c1', kind: 'device.created', device: { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null } },
+          { cursor: 'c1', kind: 'device.created', device: { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null, lastSeenAt: null } },
           { cursor: 'c2', kind: 'event.created', event },
         ],
       },

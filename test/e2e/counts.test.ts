@@ -52,7 +52,7 @@ async function countsReaching(query: string, total: number, headers = platform):
   for (;;) {
     const res = await counts(query, headers);
     expect(res.status, JSON.stringify(res.body)).toBe(200);
-    const body = res.body as Counts;
+    const body = res.body as unknown as Counts;
     const sum = body.buckets.reduce((n, b) => n + b.total, 0);
     if (sum >= total || Date.now() > deadline) return body;
     await new Promise((resolve) => setTimeout(resolve, 100));
