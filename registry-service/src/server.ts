@@ -191,14 +191,11 @@ export function createServer(deps: ServerDeps): RegistryServer {
     onServer: (started) => deps.serverRuns.observed(started),
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
-  const rollup = createRollup({ pool, logger, horizon: watching.horizon, intervalMs: deps.countsIntervalMs });
   const retention = createRetention({
-    pool,
-    logger,
-    metrics,
-    horizon: watching.horizon,
+    pool, logger, metrics, horizon: watching.horizon,
     eventRetentionSeconds: deps.eventRetentionSeconds,
     watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
   });
+  const rollup = createRollup({ pool, logger, horizon: watching.horizon, intervalMs: deps.countsIntervalMs });
   return { grpc, health, purger, watching, retention, webhooks, rollup };
 }

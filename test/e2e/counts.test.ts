@@ -60,6 +60,65 @@ async function countsReaching(query: string, total: number, headers = platform):
 }
 const hourAgo = () => new Date(Date.now() - 3_600_000).toISOString();
 
+async function refusesBadParameters(): Promise<void> {
+  const since = encodeURIComponent(hourAgo());
+  const cases: Array<[string, RegExp]> = [
+    [`since=${since}&bucket=week`, /^bucket must be one of minute, hour, day/],
+    [`since=${since}&group_by=zone`, /^group_by must be one of/],
+    ['bucket=hour', /^since is required/],
+    [`since=yesterday`, /^since must be an RFC 3339 timestamp/],
+    [`since=${since}&object=acme.camera.video.channel-1`, /^counts cannot filter by object/],
+    [`since=${since}&occurred_since=${since}`, /^counts cannot filter by occurred_since/],
+    [`since=2026-01-01T00:00:00Z&until=2026-01-03T00:00:00Z&bucket=minute`, /^the range holds 2880 buckets of a minute; at most 1500/],
+    [`since=${since}&limit=5`, /^limit is not a known parameter/],
+  ];
+  for (const [query, message] of cases) {
+    const res = await counts(query);
+    expect(res.status, query).toBe(400);
+    expect(String((res.body as { error: string }).error), query).toMatch(message);
+  }
+}
+
+async function searchesByQ(): Promise<void> {
+  const admin = platform;
+  await post(exampleEvent({ device: 'Search-Lobby_North', objectId: 'lobby-ch', eventType: 'glass_break' }));
+  await post(exampleEvent({ device: 'search-lobbyXnorth', objectId: 'other-ch' }));
+  const names = async (path: string, key: string, pick: (r: Record<string, unknown>) => unknown) =>
+    (((await getJson(`${api}${path}`, admin)).body as Record<string, Array<Record<string, unknown>>>)[key] ?? []).map(pick);
+  expect(await names('/devices?q=LOBBY', 'devices', (d) => d.device_name)).toEqual(['Search-Lobby_North', 'search-lobbyXnorth']);
+  expect(await names('/devices?q=lobby_n', 'devices', (d) => d.device_name)).toEqual(['Search-Lobby_North']);
+  expect(await names('/devices?q=%25', 'devices', (d) => d.device_name)).toEqual([]);
+  expect(await names('/objects?q=LOBBY-CH', 'objects', (o) => o.id)).toEqual(['acme.camera.video.lobby-ch']);
+  expect(await names('/objects?q=entrance%20camera&device_name=search-lobbyXnorth', 'objects', (o) => o.id)).toEqual(['acme.camera.video.other-ch']);
+  expect(await names('/event-types?q=GLASS', 'event_types', (t) => t.event_type)).toEqual(['glass_break']);
+  expect(await names('/event-types?q=video.glass', 'event_types', (t) => t.event_type)).toEqual(['glass_break']);
+  const paged = await getJson(`${api}/devices?q=search-&limit=1`, admin);
+  const token = (paged.body as { next_page_token: string }).next_page_token;
+  expect((await getJson(`${api}/devices?q=lobby&limit=1&page_token=${encodeURIComponent(token)}`, admin)).status).toBe(400);
+  expect(await names(`/devices?q=search-&limit=1&page_token=${encodeURIComponent(token)}`, 'devices', (d) => d.device_name)).toEqual(['search-lobbyXnorth']);
+}
+
+async function seesLastSeenAt(): Promise<void> {
+  const admin = platform;
+  const latest = await post(exampleEvent({ device: 'seen-cam', objectId: 'seen-channel' }));
+  const deadline = Date.now() + 15_000;
+  let device: Record<string, unknown> = {};
+  while (Date.now() < deadline) {
+    device = (await getJson(`${api}/devices/seen-cam`, admin)).body as Record<string, unknown>;
+    if (device.last_seen_at === latest.created_at) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  expect(device.last_seen_at).toBe(latest.created_at);
+  const object = (await getJson(`${api}/objects/acme.camera.video.seen-channel`, admin)).body as Record<string, unknown>;
+  expect(object.last_seen_at).toBe(latest.created_at);
+  assertMatchesSchema('Device', device);
+  assertMatchesSchema('Object', object);
+  const listed = (await getJson(`${api}/devices?q=seen-cam`, admin)).body as { devices: Array<Record<string, unknown>> };
+  expect(listed.devices.map((d) => [d.device_name, d.last_seen_at])).toEqual([['seen-cam', latest.created_at]]);
+  const objects = (await getJson(`${api}/objects?device_name=seen-cam`, admin)).body as { objects: Array<Record<string, unknown>> };
+  expect(objects.objects.map((o) => o.last_seen_at)).toEqual([latest.created_at]);
+}
+
 describe.skipIf(!up)('counts over time, last_seen_at and q=, end to end', () => {
   ctx = useStackOnFreshDatabase('e2e-counts', { ADMIN_TOKEN, COUNTS_INTERVAL_MS: '200' });
   beforeAll(async () => {
@@ -113,62 +172,9 @@ describe.skipIf(!up)('counts over time, last_seen_at and q=, end to end', () => 
     expect((await counts(`since=${encodeURIComponent(hourAgo())}&domain=acme.camera.video`, doorReader)).status).toBe(403);
   });
 
-  it('refuses bad parameters with a 400 naming the parameter and the rule', async () => {
-    const since = encodeURIComponent(hourAgo());
-    const cases: Array<[string, RegExp]> = [
-      [`since=${since}&bucket=week`, /^bucket must be one of minute, hour, day/],
-      [`since=${since}&group_by=zone`, /^group_by must be one of/],
-      ['bucket=hour', /^since is required/],
-      [`since=yesterday`, /^since must be an RFC 3339 timestamp/],
-      [`since=${since}&object=acme.camera.video.channel-1`, /^counts cannot filter by object/],
-      [`since=${since}&occurred_since=${since}`, /^counts cannot filter by occurred_since/],
-      [`since=2026-01-01T00:00:00Z&until=2026-01-03T00:00:00Z&bucket=minute`, /^the range holds 2880 buckets of a minute; at most 1500/],
-      [`since=${since}&limit=5`, /^limit is not a known parameter/],
-    ];
-    for (const [query, message] of cases) {
-      const res = await counts(query);
-      expect(res.status, query).toBe(400);
-      expect(String((res.body as { error: string }).error), query).toMatch(message);
-    }
-  });
+  it('refuses bad parameters with a 400 naming the parameter and the rule', refusesBadParameters);
 
-  it('gives devices and objects last_seen_at, the time of their latest event, on their GETs and lists', async () => {
-    const admin = platform;
-    const latest = await post(exampleEvent({ device: 'seen-cam', objectId: 'seen-channel' }));
-    const deadline = Date.now() + 15_000;
-    let device: Record<string, unknown> = {};
-    while (Date.now() < deadline) {
-      device = (await getJson(`${api}/devices/seen-cam`, admin)).body as Record<string, unknown>;
-      if (device.last_seen_at === latest.created_at) break;
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    expect(device.last_seen_at).toBe(latest.created_at);
-    const object = (await getJson(`${api}/objects/acme.camera.video.seen-channel`, admin)).body as Record<string, unknown>;
-    expect(object.last_seen_at).toBe(latest.created_at);
-    assertMatchesSchema('Device', device);
-    assertMatchesSchema('Object', object);
-    const listed = (await getJson(`${api}/devices?q=seen-cam`, admin)).body as { devices: Array<Record<string, unknown>> };
-    expect(listed.devices.map((d) => [d.device_name, d.last_seen_at])).toEqual([['seen-cam', latest.created_at]]);
-    const objects = (await getJson(`${api}/objects?device_name=seen-cam`, admin)).body as { objects: Array<Record<string, unknown>> };
-    expect(objects.objects.map((o) => o.last_seen_at)).toEqual([latest.created_at]);
-  });
+  it('gives devices and objects last_seen_at, the time of their latest event, on their GETs and lists', seesLastSeenAt);
 
-  it('q= keeps the devices, objects and event types whose name or id holds it, ignoring case; wildcards are text', async () => {
-    const admin = platform;
-    await post(exampleEvent({ device: 'Search-Lobby_North', objectId: 'lobby-ch', eventType: 'glass_break' }));
-    await post(exampleEvent({ device: 'search-lobbyXnorth', objectId: 'other-ch' }));
-    const names = async (path: string, key: string, pick: (r: Record<string, unknown>) => unknown) =>
-      (((await getJson(`${api}${path}`, admin)).body as Record<string, Array<Record<string, unknown>>>)[key] ?? []).map(pick);
-    expect(await names('/devices?q=LOBBY', 'devices', (d) => d.device_name)).toEqual(['Search-Lobby_North', 'search-lobbyXnorth']);
-    expect(await names('/devices?q=lobby_n', 'devices', (d) => d.device_name)).toEqual(['Search-Lobby_North']);
-    expect(await names('/devices?q=%25', 'devices', (d) => d.device_name)).toEqual([]);
-    expect(await names('/objects?q=LOBBY-CH', 'objects', (o) => o.id)).toEqual(['acme.camera.video.lobby-ch']);
-    expect(await names('/objects?q=entrance%20camera&device_name=search-lobbyXnorth', 'objects', (o) => o.id)).toEqual(['acme.camera.video.other-ch']);
-    expect(await names('/event-types?q=GLASS', 'event_types', (t) => t.event_type)).toEqual(['glass_break']);
-    expect(await names('/event-types?q=video.glass', 'event_types', (t) => t.event_type)).toEqual(['glass_break']);
-    const paged = await getJson(`${api}/devices?q=search-&limit=1`, admin);
-    const token = (paged.body as { next_page_token: string }).next_page_token;
-    expect((await getJson(`${api}/devices?q=lobby&limit=1&page_token=${encodeURIComponent(token)}`, admin)).status).toBe(400);
-    expect(await names(`/devices?q=search-&limit=1&page_token=${encodeURIComponent(token)}`, 'devices', (d) => d.device_name)).toEqual(['search-lobbyXnorth']);
-  });
+  it('q= keeps the devices, objects and event types whose name or id holds it, ignoring case; wildcards are text', searchesByQ);
 });

@@ -32,7 +32,7 @@ const KINDS: Record<ChangeKind, registry.WatchKind> = {
   'event_type.created': registry.WatchKind.WATCH_KIND_EVENT_TYPE_CREATED,
 };
 
-export function toFilter(query: EventQuery): registry.EventFilter {
+function toFilter(query: EventQuery): registry.EventFilter {
   return {
     deviceName: query.deviceName ?? '',
     object: query.object ?? '',

@@ -5,7 +5,7 @@ import type { CountWidth, WidthRange } from '../db/queries/event-counts.js';
 export const WIDTH_US: Readonly<Record<CountWidth, bigint>> = Object.freeze({ minute: 60_000_000n, hour: 3_600_000_000n, day: 86_400_000_000n });
 
 /** Buckets one answer holds at most: 24 h by minute (1,440) and 31 days by hour (744) fit. */
-export const MAX_BUCKETS = 1500;
+const MAX_BUCKETS = 1500;
 
 /** Groups an answer lists at most; the rest are `other`. */
 export const MAX_GROUPS = 20;
@@ -23,7 +23,7 @@ const ceilTo = (us: bigint, width: bigint): bigint => {
 };
 
 /** The buckets of a request: from since rounded down to until rounded up, of `width`. */
-export interface BucketRange extends WidthRange {
+interface BucketRange extends WidthRange {
   count: number;
 }
 

@@ -14,7 +14,7 @@ export interface CountRequest {
   nowUs: bigint;
 }
 
-export interface CountBucket {
+interface CountBucket {
   startUs: bigint;
   total: bigint;
   groups: Map<string, bigint>;

@@ -93,10 +93,7 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       const page = await lister.listEvents({ filter: toEventFilter(request.filter), pageSize, pageToken, newestFirst, byOccurrence: isByOccurrence(request.orderBy) });
       return { events: page.items.map(toEvent), nextPageToken: page.nextPageToken ?? '' };
     },
-    async countEvents(request) {
-      const nowUs = BigInt(Date.now()) * 1000n;
-      return toCountResponse(await deps.countEvents(toCountRequest(request, nowUs)));
-    },
+    countEvents: async (request) => toCountResponse(await deps.countEvents(toCountRequest(request, BigInt(Date.now()) * 1000n))),
     async listDevices(request) {
       const page = await lister.listDevices(request);
       return { devices: page.items.map(toDevice), nextPageToken: page.nextPageToken ?? '' };

@@ -11,7 +11,7 @@ import { query } from './query.js';
  * The trigram GIN indexes of migration 0015 serve ILIKE '%…%' (from three characters on; shorter
  * text reads the whole index, still without touching the table rows that do not match).
  */
-export function containsPattern(q: string): string {
+function containsPattern(q: string): string {
   return `%${q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
