@@ -9,7 +9,7 @@ import { callUnary } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
 import { createRetention } from '../src/jobs/retention.js';
-import { sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { countAllCommits, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
 
 const up = await postgresAvailable();
 const HOUR_US = 3_600_000_000n;
@@ -35,18 +35,7 @@ afterAll(async () => {
 
 const count = (request: Partial<registry.CountEventsRequest>) =>
   callUnary(t.client.countEvents.bind(t.client), { filter: filter({}), bucket: W.COUNT_BUCKET_WIDTH_HOUR, groupBy: G.COUNT_GROUP_BY_UNSPECIFIED, ...request }, { deadlineMs: 10_000 });
-/** Runs passes until every commit handed out so far is counted (another file's long transaction can hold the horizon a while). */
-async function rollUpAll(): Promise<void> {
-  const { rows } = await t.pool.query<{ last: string }>('SELECT coalesce(max(seq), 0) AS last FROM commit_log');
-  const deadline = Date.now() + 20_000;
-  for (;;) {
-    await t.server.rollup.runOnce();
-    const state = await t.pool.query<{ through: string }>('SELECT rolled_through AS through FROM event_rollup_state');
-    if (BigInt(state.rows[0]!.through) >= BigInt(rows[0]!.last)) return;
-    if (Date.now() > deadline) throw new Error('the rollup did not reach the last commit');
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+const rollUpAll = () => countAllCommits(t);
 /** Records `n` events of `device` and moves their created_at to `atUs` + i seconds (before they are counted). */
 async function recordAt(device: string, n: number, atUs: bigint, eventType = 'motion'): Promise<void> {
   const { events } = await t.api.recordEvents(Array.from({ length: n }, () => sampleEvent({ source: { deviceName: device }, eventType: { eventType } })));

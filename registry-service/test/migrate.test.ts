@@ -64,6 +64,8 @@ describe.skipIf(!up)('migrations', () => {
       '0011_commit_log_event_bytes.sql',
       '0012_webhooks.sql',
       '0013_events_occurred_at.sql',
+      '0014_event_counts.sql',
+      '0015_name_search.sql',
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -72,6 +74,9 @@ describe.skipIf(!up)('migrations', () => {
       'commit_log',
       'commit_log_state',
       'devices',
+      'event_counts',
+      'event_rollup_state',
+      'event_type_counts',
       'event_types',
       'events',
       'idempotency_keys',
