@@ -9,7 +9,8 @@ import { callUnary } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
 import { createRetention } from '../src/jobs/retention.js';
-import { countAllCommits, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { countAllCommits } from './counts-support.js';
 
 const up = await postgresAvailable();
 const HOUR_US = 3_600_000_000n;

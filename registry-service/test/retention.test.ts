@@ -8,7 +8,8 @@ import { callStream } from '@dynamic-events/proto/runtime';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
 import { createRetention } from '../src/jobs/retention.js';
-import { countAllCommits, countRows, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { countRows, sampleEvent, silent, startRegistry, unique, type TestRegistry } from './helpers.js';
+import { countAllCommits } from './counts-support.js';
 
 const up = await postgresAvailable();
 const filter = (deviceName: string): registry.EventFilter => ({ deviceName, object: '', domain: '', eventType: '', since: undefined, until: undefined, tokenId: '', domainPatterns: undefined, occurredSince: undefined, occurredUntil: undefined });
