@@ -192,7 +192,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
   const retention = createRetention({
-    pool, logger, metrics, horizon: watching.horizon,
+    pool, logger, metrics, horizon: watching.horizon, countsKept: deps.countsIntervalMs !== 0,
     eventRetentionSeconds: deps.eventRetentionSeconds,
     watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
   });

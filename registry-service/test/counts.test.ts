@@ -119,4 +119,12 @@ describe.skipIf(!up)('counts: last_seen_at and retention', () => {
     await retention.runOnce();
     expect(Number((await t.pool.query('SELECT count(*) AS n FROM commit_log WHERE seq <= $1', [cursor])).rows[0].n)).toBe(0);
   });
+
+  it('with the pass off (COUNTS_INTERVAL_MS=0), retention purges the watch history without waiting for it', async () => {
+    await recordAt(unique('off'), 2, nowUs());
+    await t.pool.query('UPDATE event_rollup_state SET rolled_through = 0');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    const off = createRetention({ pool: t.pool, logger: silent, metrics: t.metrics, horizon: t.server.watching.horizon, eventRetentionSeconds: undefined, watchRetentionSeconds: 1, countsKept: false });
+    expect((await off.runOnce()).commits).toBeGreaterThan(0);
+  });
 });

@@ -25,6 +25,8 @@ interface RetentionOptions {
   horizon: CommitHorizon;
   /** EVENT_RETENTION in seconds; undefined keeps every event. */
   eventRetentionSeconds: number | undefined;
+  /** Whether the counts' pass runs (COUNTS_INTERVAL_MS > 0): then commits it has not counted are kept. */
+  countsKept?: boolean;
   /** WATCH_RETENTION in seconds: how long the commit log (watch history) is kept. */
   watchRetentionSeconds: number;
   intervalMs?: number;
@@ -50,7 +52,7 @@ export function createRetention(options: RetentionOptions): Retention {
     const readable = await horizon.refresh(5000);
     // Commits no webhook has fanned out yet are its queue, and those not counted yet the counts': kept whatever their age.
     const fannedOut = await fanOutFloor(pool);
-    const counted = await rollupFloor(pool);
+    const counted = options.countsKept === false ? readable : await rollupFloor(pool);
     const floor = fannedOut !== undefined && fannedOut < counted ? fannedOut : counted;
     const through = floor < readable ? floor : readable;
     // History older than the events it names is of no use: never kept longer than the events.
