@@ -38,7 +38,7 @@ interface Store {
   types: Map<string, EventTypeRecord>;
 }
 
-type ReadRpcs = 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' | 'watch';
+type ReadRpcs = 'listEvents' | 'listDevices' | 'listObjects' | 'listEventTypes' | 'countEvents' | 'watch';
 
 /** An in-memory registry: records events, reports NOT_FOUND like the real one. */
 export function fakeRegistry(): FakeRegistry {
@@ -83,6 +83,12 @@ function fakeLists(fake: FakeState, { events, devices, objects, types }: Store):
       fake.lastQuery = query;
       return { items: [...types.values()].filter((t) => inDomain(query, t.domain)), nextPageToken: null };
     },
+    // Counting is the registry's (its tests); the fake answers no buckets and keeps the query.
+    async countEvents(query) {
+      fake.lastQuery = query;
+      if (fake.failWith !== undefined) throw fake.failWith;
+      return { buckets: [], other: 0, groups: [] };
+    },
     async *watch(query, call) {
       fake.lastQuery = query;
       if (fake.failWith !== undefined) throw fake.failWith;
@@ -124,9 +130,9 @@ function fakeWrites(fake: FakeState, { events, keys, devices, objects, types }: 
       }
       const { source } = input;
       const fullId = `${source.objectDomain}.${source.objectId}`;
-      if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
+      if (!devices.has(source.deviceName)) devices.set(source.deviceName, { deviceName: source.deviceName, kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null, lastSeenAt: null });
       if (!objects.has(fullId)) {
-        objects.set(fullId, { id: fullId, ...source, createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
+        objects.set(fullId, { id: fullId, ...source, createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null, lastSeenAt: null });
       }
       const typeKey = `${source.objectDomain}/${input.eventType.eventType}`;
       if (!types.has(typeKey)) types.set(typeKey, { domain: source.objectDomain, ...input.eventType, createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: input.tokenId ?? null });
@@ -197,6 +203,7 @@ export function unimplementedReads(): Pick<AsyncServiceImpl<registry.RegistrySer
     listDevices: async () => no(),
     listObjects: async () => no(),
     listEventTypes: async () => no(),
+    countEvents: async () => no(),
     // eslint-disable-next-line require-yield
     watch: async function* () {
       no();

@@ -98,7 +98,7 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
     },
     async getDevice(request: registry.GetDeviceRequest): Promise<registry.GetDeviceResponse> {
       if (request.deviceName !== 'camera-01') throw new AppError('NOT_FOUND', `device ${request.deviceName} not found`);
-      return { device: { deviceName: 'camera-01', kind: 'generic', createdAt: CREATED, updatedAt: UPDATED, createdByTokenId: '' } };
+      return { device: { deviceName: 'camera-01', kind: 'generic', createdAt: CREATED, updatedAt: UPDATED, createdByTokenId: '', lastSeenAt: undefined } };
     },
     async getObject(request: registry.GetObjectRequest): Promise<registry.GetObjectResponse> {
       if (request.id !== 'acme.camera.channel-1') throw new AppError('NOT_FOUND', `object ${request.id} not found`);
@@ -113,6 +113,7 @@ function fakeRegistryService(stalled: () => Promise<void>): AsyncServiceImpl<reg
           createdAt: CREATED,
           updatedAt: UPDATED,
           createdByTokenId: '',
+          lastSeenAt: undefined,
         },
       };
     },

@@ -16,7 +16,7 @@ function registryWith(objects: Record<string, Pick<ObjectRecord, 'objectDomain' 
       lookups.push(id);
       const found = objects[id];
       if (!found) throw new AppError('NOT_FOUND', `object ${id} not found`);
-      return { id, ...found, objectName: 'n', objectType: 't', deviceName: 'd', createdAt: '', updatedAt: '', createdByTokenId: null };
+      return { id, ...found, objectName: 'n', objectType: 't', deviceName: 'd', createdAt: '', updatedAt: '', createdByTokenId: null, lastSeenAt: null };
     },
   };
 }

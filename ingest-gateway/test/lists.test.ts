@@ -114,7 +114,7 @@ describe('GET dynamic-events/stream', () => {
       {
         cursor: 'c2',
         changes: [
-          { cursor: 'c1', kind: 'device.created', device: { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null } },
+          { cursor: 'c1', kind: 'device.created', device: { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null, lastSeenAt: null } },
           { cursor: 'c2', kind: 'event.created', event },
         ],
       },
@@ -123,7 +123,7 @@ describe('GET dynamic-events/stream', () => {
     expect(res.status).toBe(200);
     expect(res.type).toBe('text/event-stream; charset=utf-8');
     expect(res.body).toContain(': keep-alive\n\n');
-    expect(res.body).toContain(`id: c1\nevent: device.created\ndata: {"device_name":"cam","kind":"generic","created_at":"${CREATED_AT}","updated_at":"${CREATED_AT}","created_by_token_id":null}\n\n`);
+    expect(res.body).toContain(`id: c1\nevent: device.created\ndata: {"device_name":"cam","kind":"generic","created_at":"${CREATED_AT}","updated_at":"${CREATED_AT}","created_by_token_id":null,"last_seen_at":null}\n\n`);
     expect(res.body).toContain('id: c2\nevent: event.created\ndata: {"id":"e1","domain":"d","event_type":"t","rels":["/objects/d.o"],"images":[],"video_clips":[],"event_additional_properties":{"k":"v\\nw"}');
     // Changes of one message come as consecutive frames, in order.
     expect(res.body.indexOf('id: c1')).toBeLessThan(res.body.indexOf('id: c2'));

@@ -127,7 +127,7 @@ describe('open streams end with their access', () => {
     h.tokens.revoke(h.tokens.records[0]!.id);
     await within('the revoked stream ends', doomed.ended);
     expect(doomed.body().endsWith(unauthorized('token revoked'))).toBe(true);
-    const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null, lastSeenAt: null };
     push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'device.created', device }] });
     await within('the other stream gets the next change', until(() => other.body().includes('id: c1')));
     expect(other.body()).not.toContain('unauthorized');
@@ -184,7 +184,7 @@ describe("open streams end when their token's domains are narrowed below them", 
     await within('the stream across acme.* ends', across.ended);
     expect(across.body().endsWith(unauthorized('token domains narrowed'))).toBe(true);
     await h.tokens.client.update(id, { policy: { domains: ['acme.camera.*', 'globex.*'] } }, { requestId: 'test' });
-    const object = { id: 'acme.camera.video.ch', objectDomain: 'acme.camera.video', objectId: 'ch', objectName: 'n', objectType: 't', deviceName: 'cam', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    const object = { id: 'acme.camera.video.ch', objectDomain: 'acme.camera.video', objectId: 'ch', objectName: 'n', objectType: 't', deviceName: 'cam', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null, lastSeenAt: null };
     push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'object.created', object }] });
     await within('the stream of acme.camera.video gets the next change', until(() => camera.body().includes('id: c1')));
     expect(camera.body()).not.toContain('unauthorized');
@@ -219,7 +219,7 @@ describe("the admin credential's stream", () => {
     const revoked = await open(bearer(secret));
     h.tokens.revoke(h.tokens.records[1]!.id);
     await within('the revoked stream ends', revoked.ended);
-    const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null };
+    const device = { deviceName: 'cam', kind: 'generic', createdAt: CREATED_AT, updatedAt: CREATED_AT, createdByTokenId: null, lastSeenAt: null };
     push({ cursor: 'c1', changes: [{ cursor: 'c1', kind: 'device.created', device }] });
     await within('the admin stream gets the next change', until(() => admin.body().includes('id: c1')));
     expect(admin.body()).not.toContain('unauthorized');

@@ -24,10 +24,13 @@ import { createPolicyCheck, createPolicyRecorder } from './tokens/token-policy-c
 import { createLister } from './reads/lists.js';
 import { createReader } from './reads/reads.js';
 import { createRetention, type Retention } from './jobs/retention.js';
+import { createCounter } from './counts/counts.js';
+import { createRollup, type Rollup } from './counts/rollup.js';
 import { createAuthSettings } from './tokens/token-sync.js';
 import { createTokens } from './tokens/tokens.js';
 import { capWatches } from './watch/watch-cap.js';
 import { createWatching, type Watching } from './watch/watching.js';
+import type { CommitHorizon } from './watch/commit-horizon.js';
 import { createEventRecorder } from './ingest/record-events.js';
 import { createWriteEvents } from './ingest/write-events.js';
 import { createDatabaseHealth, type DatabaseHealth } from './health.js';
@@ -94,6 +97,8 @@ interface ServerDeps {
   maxWatches: number;
   /** OCCURRED_AT_MAX_SKEW in seconds (default 300). */
   occurredAtMaxSkewSeconds?: number;
+  /** How often the counts' pass runs (counts/rollup.ts; default 5 s); tests make it short. */
+  countsIntervalMs?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -111,6 +116,8 @@ export interface RegistryServer {
   retention: Retention;
   /** Webhook management and this replica's delivery (start its runner once the server listens; close at shutdown). */
   webhooks: WebhookParts;
+  /** Keeps the counts and last_seen_at from the commit log; start it once the server listens. */
+  rollup: Rollup;
 }
 
 /** Wires the registry: RegistryService and TokenService handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
@@ -153,6 +160,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
       policyCheck,
       reader: createReader(pool),
       lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }),
+      countEvents: createCounter(pool),
       watch: capWatches(watching.watch, deps.maxWatches),
       occurredAt: createOccurredAtRule(deps.occurredAtMaxSkewSeconds ?? 300),
       findRequestKeys: (tokenId, keys) => findRequestKeys(pool, tokenId, keys),
@@ -188,8 +196,18 @@ export function createServer(deps: ServerDeps): RegistryServer {
     // A restarted database: the pool's connections to its previous run are cut, not handed out.
     onServer: (started) => deps.serverRuns.observed(started),
   });
+  return { grpc, health, watching, webhooks, ...createJobs(deps, watching.horizon) };
+}
+
+/** The background jobs every replica runs: the idempotency key purge, retention and the counts' pass. */
+function createJobs(deps: ServerDeps, horizon: CommitHorizon) {
+  const { pool, logger, metrics } = deps;
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
-  const { eventRetentionSeconds, watchRetentionSeconds = 86_400 } = deps;
-  const retention = createRetention({ pool, logger, metrics, horizon: watching.horizon, eventRetentionSeconds, watchRetentionSeconds });
-  return { grpc, health, purger, watching, retention, webhooks };
+  const retention = createRetention({
+    pool, logger, metrics, horizon, countsKept: deps.countsIntervalMs !== 0,
+    eventRetentionSeconds: deps.eventRetentionSeconds,
+    watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
+  });
+  const rollup = createRollup({ pool, logger, horizon, intervalMs: deps.countsIntervalMs });
+  return { purger, retention, rollup };
 }

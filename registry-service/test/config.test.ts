@@ -29,6 +29,7 @@ describe('loadConfig', () => {
       watchRetentionSeconds: 86_400,
       maxWatches: 4000,
       occurredAtMaxSkewSeconds: 300,
+      countsIntervalMs: 5000,
       internalToken: CREDENTIAL,
       webhooks: { secretKey: undefined, timeoutMs: 15_000, retryScheduleSeconds: [5, 300, 1800, 7200, 18_000, 36_000, 36_000], disableAfterSeconds: 5 * 86_400, allowedNetworks: [], maxInFlight: 16, deliver: true },
     });

@@ -183,11 +183,11 @@ export function registryApi(client: registry.RegistryServiceClient) {
     listEvents: (request: Partial<registry.ListEventsRequest>) =>
       callUnary(client.listEvents.bind(client), { filter: undefined, pageSize: 0, pageToken: '', order: 0, orderBy: 0, ...request }, settings),
     listDevices: (request: Partial<registry.ListDevicesRequest>) =>
-      callUnary(client.listDevices.bind(client), { pageSize: 0, pageToken: '', createdByTokenId: '', ...request }, settings),
+      callUnary(client.listDevices.bind(client), { pageSize: 0, pageToken: '', createdByTokenId: '', q: '', ...request }, settings),
     listObjects: (request: Partial<registry.ListObjectsRequest>) =>
-      callUnary(client.listObjects.bind(client), { deviceName: '', domain: '', pageSize: 0, pageToken: '', domainPatterns: undefined, ...request }, settings),
+      callUnary(client.listObjects.bind(client), { deviceName: '', domain: '', pageSize: 0, pageToken: '', domainPatterns: undefined, q: '', ...request }, settings),
     listEventTypes: (request: Partial<registry.ListEventTypesRequest>) =>
-      callUnary(client.listEventTypes.bind(client), { domain: '', pageSize: 0, pageToken: '', domainPatterns: undefined, ...request }, settings),
+      callUnary(client.listEventTypes.bind(client), { domain: '', pageSize: 0, pageToken: '', domainPatterns: undefined, q: '', ...request }, settings),
   };
 }
 export type RegistryApi = ReturnType<typeof registryApi>;

@@ -64,6 +64,7 @@ describe.skipIf(!up)('migrations', () => {
       '0011_commit_log_event_bytes.sql',
       '0012_webhooks.sql',
       '0013_events_occurred_at.sql',
+      ...['0014_event_counts.sql', '0015_name_search.sql'],
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -71,7 +72,7 @@ describe.skipIf(!up)('migrations', () => {
       'auth_settings',
       'commit_log',
       'commit_log_state',
-      'devices',
+      ...['devices', 'event_counts', 'event_rollup_state', 'event_type_counts'],
       'event_types',
       'events',
       'idempotency_keys',

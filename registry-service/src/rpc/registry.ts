@@ -1,6 +1,8 @@
 import { AppError, invalidArgument, registry, toItemStatus, type OccurredAtRule } from '@dynamic-events/proto';
 import { type AsyncServiceImpl, type CallContext, type ItemResult, type Logger } from '@dynamic-events/proto/runtime';
 import type { Lister } from '../reads/lists.js';
+import type { CountEvents } from '../counts/counts.js';
+import { toCountRequest, toCountResponse } from './count-mapping.js';
 import type { Reader } from '../reads/reads.js';
 import type { EventRecorder } from '../ingest/record-events.js';
 import type { PolicyCheck } from '../tokens/token-policy-check.js';
@@ -17,6 +19,7 @@ interface RegistryHandlerDeps {
   policyCheck: PolicyCheck;
   reader: Reader;
   lister: Lister;
+  countEvents: CountEvents;
   watch: Watch;
   /** The same instance must serialize the Watch method's responses (server.ts wires both). */
   watchEncoding: WatchEncoding;
@@ -90,6 +93,7 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       const page = await lister.listEvents({ filter: toEventFilter(request.filter), pageSize, pageToken, newestFirst, byOccurrence: isByOccurrence(request.orderBy) });
       return { events: page.items.map(toEvent), nextPageToken: page.nextPageToken ?? '' };
     },
+    countEvents: async (request) => toCountResponse(await deps.countEvents(toCountRequest(request, BigInt(Date.now()) * 1000n))),
     async listDevices(request) {
       const page = await lister.listDevices(request);
       return { devices: page.items.map(toDevice), nextPageToken: page.nextPageToken ?? '' };
