@@ -43,18 +43,32 @@ function latestImages(events: EventJson[], base: string): LatestImage[] {
   return images;
 }
 
-/** Every read the Overview shows, asked for together; a refusal of one fails the whole read. */
-async function readOverview(api: Api, range: Range, stackBy: StackBy): Promise<OverviewData> {
+/**
+ * Every read the Overview shows, asked for together. Each part that answers is shown (the images
+ * without the counts, say); the first refusal is the error.
+ */
+async function readOverview(api: Api, range: Range, stackBy: StackBy, before: OverviewData): Promise<{ data: OverviewData; error: string | undefined }> {
   const window = windowOf(range, Date.now());
   const counts = (group_by: string) => api.get<CountsJson>('/dynamic-events/counts', { ...window, group_by });
-  const [chart, byType, byDevice, devices, events] = await Promise.all([
+  const [chart, byType, byDevice, devices, events] = await Promise.allSettled([
     counts(stackBy),
     stackBy === 'event_type' ? undefined : counts('event_type'),
     counts('device_name'),
     api.list<DeviceJson>('/devices', 'devices', { limit: '1000' }),
     api.list<EventJson>('/dynamic-events', 'events', { limit: '100' }),
   ]);
-  return { window, chart, byType: byType ?? chart, byDevice, devices: devices.items, images: latestImages(events.items, api.base) };
+  const failed = [chart, byType, byDevice, devices, events].find((part) => part.status === 'rejected');
+  const reason: unknown = failed?.status === 'rejected' ? failed.reason : undefined;
+  const chartCounts = chart.status === 'fulfilled' ? chart.value : EMPTY;
+  const data = {
+    window,
+    chart: chartCounts,
+    byType: byType.status === 'fulfilled' ? (byType.value ?? chartCounts) : EMPTY,
+    byDevice: byDevice.status === 'fulfilled' ? byDevice.value : EMPTY,
+    devices: devices.status === 'fulfilled' ? devices.value.items : before.devices,
+    images: events.status === 'fulfilled' ? latestImages(events.value.items, api.base) : before.images,
+  };
+  return { data, error: failed === undefined ? undefined : reason instanceof ApiError ? reason.message : String(reason) };
 }
 
 /**
@@ -70,10 +84,11 @@ export function useOverview(api: Api, range: Range, stackBy: StackBy, follow: bo
 
   useEffect(() => {
     const read = ++asked.current;
-    readOverview(api, range, stackBy).then(
-      (answer) => read === asked.current && (setData(answer), setError(undefined)),
-      (err: unknown) => read === asked.current && setError(err instanceof ApiError ? err.message : String(err)),
-    );
+    void readOverview(api, range, stackBy, data).then((answer) => {
+      if (read !== asked.current) return;
+      setData(answer.data);
+      setError(answer.error);
+    });
     const slide = setTimeout(() => setTick((n) => n + 1), SLIDE_MS);
     return () => clearTimeout(slide);
   }, [api, range.id, stackBy, tick]);
