@@ -80,6 +80,19 @@ export interface Instant {
 }
 
 /** Filters of the event list and stream; undefined fields do not filter. */
+/** GET …/counts: the bucket width and what each bucket is split by (none: totals only). */
+export interface CountQuery {
+  bucket: 'minute' | 'hour' | 'day';
+  groupBy: 'event_type' | 'domain' | 'device_name' | undefined;
+}
+
+/** The counts answer: buckets oldest first, starts in RFC 3339; `other` per bucket and overall. */
+export interface EventCounts {
+  buckets: Array<{ start: string; total: number; groups: Record<string, number>; other: number }>;
+  other: number;
+  groups: string[];
+}
+
 export interface EventQuery {
   deviceName?: string;
   /** Full object id "{object_domain}.{object_id}". */

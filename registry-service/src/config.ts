@@ -56,6 +56,8 @@ interface Config {
   maxWatches: number;
   /** OCCURRED_AT_MAX_SKEW: how far in the future an event's occurred_at may lie. */
   occurredAtMaxSkewSeconds: number;
+  /** COUNTS_INTERVAL_MS: how often the counts' pass runs; 0 keeps no counts. */
+  countsIntervalMs: number;
   /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
   bootstrapToken: string | undefined;
   /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
@@ -138,6 +140,13 @@ export const REGISTRY_ENV = defineEnv({
       '`Watch` streams (each gateway\'s event streams: one per filter, and one per client reading history) this registry serves at once; beyond it a `Watch` ends with `UNAVAILABLE` and the gateway answers the stream 503 with `Retry-After`. Sized to the chart\'s memory limit: see [Limits](#limits).',
   }),
   OCCURRED_AT_MAX_SKEW,
+  COUNTS_INTERVAL_MS: integer({
+    minimum: 0,
+    maximum: 30_000,
+    default: 5000,
+    description:
+      'How often (ms) the background pass adds new events to the counts (`GET …/dynamic-events/counts`) and moves `last_seen_at` of devices and objects: they trail the events by about this. `0` keeps neither (a benchmark\'s baseline).',
+  }),
   DYNAMIC_EVENTS_TOKEN,
   WEBHOOK_SECRET_KEY: text({
     pattern: KEY_BASE64,
@@ -206,6 +215,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
     watchRetentionSeconds: durationSeconds(v.WATCH_RETENTION),
     maxWatches: v.MAX_WATCHES,
     occurredAtMaxSkewSeconds: durationSeconds(v.OCCURRED_AT_MAX_SKEW),
+    countsIntervalMs: v.COUNTS_INTERVAL_MS,
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
     internalToken: v.REGISTRY_INTERNAL_TOKEN,
     webhooks: {

@@ -76,7 +76,7 @@ runMain(logger, async () => {
     const port = await grpc.listen(hostPort(config.grpcHost, config.grpcPort));
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
-    startBackground(server, closers, logger);
+    startBackground(server, closers, logger, config.countsIntervalMs > 0);
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
@@ -91,16 +91,18 @@ runMain(logger, async () => {
 
 /** The server's settings that come straight from the configuration. */
 function serverSettings(config: ReturnType<typeof loadConfig>) {
-  const { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches, occurredAtMaxSkewSeconds } = config;
-  return { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches, occurredAtMaxSkewSeconds };
+  const { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches, occurredAtMaxSkewSeconds, countsIntervalMs } = config;
+  return { lockWaitMs, writeConcurrency, writeQueueMaxEvents, idempotencyKeyTtlSeconds, eventRetentionSeconds, watchRetentionSeconds, webhooks, maxWatches, occurredAtMaxSkewSeconds, countsIntervalMs };
 }
 
-/** What every replica runs in the background once it listens: the key purge, retention, webhook delivery. */
-function startBackground(server: RegistryServer, closers: Array<{ name: string; close: () => Promise<void> }>, logger: Logger): void {
+/** What every replica runs in the background once it listens: the key purge, retention, the counts' pass, webhook delivery. */
+function startBackground(server: RegistryServer, closers: Array<{ name: string; close: () => Promise<void> }>, logger: Logger, countsOn: boolean): void {
   closers.push({ name: 'idempotency key purge', close: async () => server.purger.stop() });
   server.purger.start();
   closers.push({ name: 'retention', close: async () => server.retention.stop() });
   server.retention.start();
+  closers.push({ name: 'counts pass', close: async () => server.rollup.stop() });
+  if (countsOn) server.rollup.start();
   if (server.webhooks.runner) server.webhooks.runner.start();
   else logger.info('WEBHOOK_SECRET_KEY is not set: webhooks cannot be created and none are delivered');
 }

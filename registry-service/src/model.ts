@@ -70,12 +70,17 @@ interface CreatedBy {
   createdByTokenId: string | undefined;
 }
 
-export interface DeviceRecord extends Timestamps, CreatedBy {
+/** When an entity's latest event was recorded (the counts' pass keeps it); undefined before its first is counted. */
+interface LastSeen {
+  lastSeenAtMicros: bigint | undefined;
+}
+
+export interface DeviceRecord extends Timestamps, CreatedBy, LastSeen {
   deviceName: string;
   kind: string;
 }
 
-export interface ObjectRecord extends Timestamps, CreatedBy {
+export interface ObjectRecord extends Timestamps, CreatedBy, LastSeen {
   /** Full identifier "{object_domain}.{object_id}". */
   id: string;
   objectId: string;

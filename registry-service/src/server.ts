@@ -24,6 +24,8 @@ import { createPolicyCheck, createPolicyRecorder } from './tokens/token-policy-c
 import { createLister } from './reads/lists.js';
 import { createReader } from './reads/reads.js';
 import { createRetention, type Retention } from './jobs/retention.js';
+import { createCounter } from './counts/counts.js';
+import { createRollup, type Rollup } from './counts/rollup.js';
 import { createAuthSettings } from './tokens/token-sync.js';
 import { createTokens } from './tokens/tokens.js';
 import { capWatches } from './watch/watch-cap.js';
@@ -94,6 +96,8 @@ interface ServerDeps {
   maxWatches: number;
   /** OCCURRED_AT_MAX_SKEW in seconds (default 300). */
   occurredAtMaxSkewSeconds?: number;
+  /** How often the counts' pass runs (counts/rollup.ts; default 5 s); tests make it short. */
+  countsIntervalMs?: number;
 }
 
 /** Event data in one statement's parameters: large enough to never be the limit for ordinary events. */
@@ -111,6 +115,8 @@ export interface RegistryServer {
   retention: Retention;
   /** Webhook management and this replica's delivery (start its runner once the server listens; close at shutdown). */
   webhooks: WebhookParts;
+  /** Keeps the counts and last_seen_at from the commit log; start it once the server listens. */
+  rollup: Rollup;
 }
 
 /** Wires the registry: RegistryService and TokenService handlers, reflection and database-driven health on a gRPC server that does not listen yet. */
@@ -151,6 +157,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
       policyCheck,
       reader: createReader(pool),
       lister: createLister(pool, { pageMaxBytes: deps.listPageMaxBytes }),
+      countEvents: createCounter(pool),
       watch: capWatches(watching.watch, deps.maxWatches),
       occurredAt: createOccurredAtRule(deps.occurredAtMaxSkewSeconds ?? 300),
       findRequestKeys: (tokenId, keys) => findRequestKeys(pool, tokenId, keys),
@@ -184,6 +191,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     onServer: (started) => deps.serverRuns.observed(started),
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
+  const rollup = createRollup({ pool, logger, horizon: watching.horizon, intervalMs: deps.countsIntervalMs });
   const retention = createRetention({
     pool,
     logger,
@@ -192,5 +200,5 @@ export function createServer(deps: ServerDeps): RegistryServer {
     eventRetentionSeconds: deps.eventRetentionSeconds,
     watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
   });
-  return { grpc, health, purger, watching, retention, webhooks };
+  return { grpc, health, purger, watching, retention, webhooks, rollup };
 }

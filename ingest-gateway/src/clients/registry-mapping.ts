@@ -32,6 +32,7 @@ export function toDeviceRecord(device: registry.Device): DeviceRecord {
     createdAt: formatTimestamp(device.createdAt),
     updatedAt: formatTimestamp(device.updatedAt),
     createdByTokenId: creator(device.createdByTokenId),
+    lastSeenAt: device.lastSeenAt ? formatTimestamp(device.lastSeenAt) : null,
   };
 }
 
@@ -46,6 +47,7 @@ export function toObjectRecord(object: registry.SourceObject): ObjectRecord {
     createdAt: formatTimestamp(object.createdAt),
     updatedAt: formatTimestamp(object.updatedAt),
     createdByTokenId: creator(object.createdByTokenId),
+    lastSeenAt: object.lastSeenAt ? formatTimestamp(object.lastSeenAt) : null,
   };
 }
 

@@ -1,5 +1,7 @@
 import { AppError, INTERNAL_MESSAGE, registry } from '@dynamic-events/proto';
 import { callStream, callUnary } from '@dynamic-events/proto/runtime';
+import { toCountRequest, toEventCounts } from './count-mapping.js';
+import type { CountQuery, EventCounts } from '../model.js';
 import type { CallOptions, ChangeKind, DeviceRecord, EventQuery, EventTypeRecord, ObjectRecord, Page, PageQuery, RecordedEvent, WatchChange, WatchMessage } from '../model.js';
 import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } from './registry-mapping.js';
 
@@ -7,9 +9,12 @@ import { toDeviceRecord, toEventTypeRecord, toObjectRecord, toRecordedEvent } fr
 export interface RegistryReads {
   /** `byOccurrence`: ordered by occurred_at (only events that carry one), else by created_at. */
   listEvents(query: EventQuery & PageQuery & { oldestFirst: boolean; byOccurrence?: boolean }, options: CallOptions): Promise<Page<RecordedEvent>>;
-  listDevices(query: PageQuery & { createdByTokenId?: string }, options: CallOptions): Promise<Page<DeviceRecord>>;
-  listObjects(query: PageQuery & DomainFilter & { deviceName?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
-  listEventTypes(query: PageQuery & DomainFilter, options: CallOptions): Promise<Page<EventTypeRecord>>;
+  /** `q`: a case-insensitive substring of the name (or id) of what is listed. */
+  listDevices(query: PageQuery & { createdByTokenId?: string; q?: string }, options: CallOptions): Promise<Page<DeviceRecord>>;
+  listObjects(query: PageQuery & DomainFilter & { deviceName?: string; q?: string }, options: CallOptions): Promise<Page<ObjectRecord>>;
+  listEventTypes(query: PageQuery & DomainFilter & { q?: string }, options: CallOptions): Promise<Page<EventTypeRecord>>;
+  /** Events per bucket (and per group) from the registry's counts. */
+  countEvents(query: EventQuery & CountQuery, options: CallOptions): Promise<EventCounts>;
   /** Follows commits after `afterCursor` (or from now) until `options.signal` aborts; no deadline. */
   watch(query: EventQuery & { kinds: ChangeKind[]; afterCursor: string }, options: CallOptions & { signal: AbortSignal }): AsyncGenerator<WatchMessage>;
 }
@@ -27,7 +32,7 @@ const KINDS: Record<ChangeKind, registry.WatchKind> = {
   'event_type.created': registry.WatchKind.WATCH_KIND_EVENT_TYPE_CREATED,
 };
 
-function toFilter(query: EventQuery): registry.EventFilter {
+export function toFilter(query: EventQuery): registry.EventFilter {
   return {
     deviceName: query.deviceName ?? '',
     object: query.object ?? '',
@@ -66,19 +71,23 @@ export function createRegistryReads(client: registry.RegistryServiceClient, dead
       return { items: response.events.map(toRecordedEvent), nextPageToken: nextToken(response.nextPageToken) };
     },
     async listDevices(query, call) {
-      const request = { pageSize: query.limit, pageToken: query.pageToken, createdByTokenId: query.createdByTokenId ?? '' };
+      const request = { pageSize: query.limit, pageToken: query.pageToken, createdByTokenId: query.createdByTokenId ?? '', q: query.q ?? '' };
       const response = await callUnary(client.listDevices.bind(client), request, settings(call.requestId));
       return { items: response.devices.map(toDeviceRecord), nextPageToken: nextToken(response.nextPageToken) };
     },
     async listObjects(query, call) {
-      const request = { deviceName: query.deviceName ?? '', domain: query.domain ?? '', domainPatterns: patternsOf(query.domainPatterns), pageSize: query.limit, pageToken: query.pageToken };
+      const request = { deviceName: query.deviceName ?? '', domain: query.domain ?? '', domainPatterns: patternsOf(query.domainPatterns), pageSize: query.limit, pageToken: query.pageToken, q: query.q ?? '' };
       const response = await callUnary(client.listObjects.bind(client), request, settings(call.requestId));
       return { items: response.objects.map(toObjectRecord), nextPageToken: nextToken(response.nextPageToken) };
     },
     async listEventTypes(query, call) {
-      const request = { domain: query.domain ?? '', domainPatterns: patternsOf(query.domainPatterns), pageSize: query.limit, pageToken: query.pageToken };
+      const request = { domain: query.domain ?? '', domainPatterns: patternsOf(query.domainPatterns), pageSize: query.limit, pageToken: query.pageToken, q: query.q ?? '' };
       const response = await callUnary(client.listEventTypes.bind(client), request, settings(call.requestId));
       return { items: response.eventTypes.map(toEventTypeRecord), nextPageToken: nextToken(response.nextPageToken) };
+    },
+    async countEvents(query, call) {
+      const response = await callUnary(client.countEvents.bind(client), toCountRequest(toFilter(query), query), settings(call.requestId));
+      return toEventCounts(response);
     },
     async *watch(query, call) {
       const request = { filter: toFilter(query), kinds: query.kinds.map((k) => KINDS[k]), afterCursor: query.afterCursor };

@@ -31,6 +31,7 @@ import { batchRoutes, createBatchPost } from './routes/dynamic-events-batch.js';
 import { healthRoutes } from './routes/health.js';
 import { mediaRoutes } from './routes/media.js';
 import { listRoutes } from './routes/lists.js';
+import { countRoutes } from './routes/counts.js';
 import { readRoutes } from './routes/reads.js';
 import { streamRoutes } from './routes/stream.js';
 import { createStreamCaps } from '../watch/stream-caps.js';
@@ -158,6 +159,8 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   const caps = createStreamCaps(deps.config);
   streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget, caps });
   listRoutes(router, base, { auth, registry: deps.registry });
+  // Before the single reads: "counts" must not be taken for an event id.
+  countRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
   mediaRoutes(router, base, { media: deps.media });
   // Before the admin routes: a browser's GET of the admin API's settings path is sent to the console.

@@ -7,6 +7,7 @@ export * from './gen/dynamic_events/registry/v1/registry.js';
 export * from './gen/dynamic_events/registry/v1/events.js';
 export * from './gen/dynamic_events/registry/v1/entities.js';
 export * from './gen/dynamic_events/registry/v1/lists.js';
+export * from './gen/dynamic_events/registry/v1/counts.js';
 export * from './gen/dynamic_events/registry/v1/watch.js';
 export * from './gen/dynamic_events/registry/v1/tokens.js';
 export * from './gen/dynamic_events/registry/v1/webhooks.js';

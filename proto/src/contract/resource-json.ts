@@ -69,12 +69,17 @@ interface Stamped {
   createdByTokenId: string | null;
 }
 
-export interface DeviceSource extends Stamped {
+/** When its latest event was recorded, at most about a minute behind it; null before its first is counted. */
+interface LastSeen {
+  lastSeenAt: string | null;
+}
+
+export interface DeviceSource extends Stamped, LastSeen {
   deviceName: string;
   kind: string;
 }
 
-export interface ObjectSource extends Stamped {
+export interface ObjectSource extends Stamped, LastSeen {
   id: string;
   objectId: string;
   objectDomain: string;
@@ -92,7 +97,7 @@ export interface EventTypeSource extends Stamped {
 
 /** GET …/dh/devices/{device_name}. */
 export function presentDevice(device: DeviceSource) {
-  return { device_name: device.deviceName, kind: device.kind, created_at: device.createdAt, updated_at: device.updatedAt, created_by_token_id: device.createdByTokenId };
+  return { device_name: device.deviceName, kind: device.kind, created_at: device.createdAt, updated_at: device.updatedAt, created_by_token_id: device.createdByTokenId, last_seen_at: device.lastSeenAt };
 }
 
 /** GET …/dh/objects/{object_domain}.{object_id}. */
@@ -107,6 +112,7 @@ export function presentObject(object: ObjectSource) {
     created_at: object.createdAt,
     updated_at: object.updatedAt,
     created_by_token_id: object.createdByTokenId,
+    last_seen_at: object.lastSeenAt,
   };
 }
 

@@ -3,6 +3,10 @@ import type { Logger } from 'pino';
 import { purgeCommitLog } from '../db/queries/commit-log.js';
 import { fanOutFloor } from '../db/queries/webhook-fan-out.js';
 import { deleteExpired } from '../db/queries/retention.js';
+import { deleteExpiredCounts, rollupFloor } from '../db/queries/event-rollup.js';
+
+/** The counts (migration 0014) go with the events they count. */
+const COUNT_TABLES = ['event_counts', 'event_type_counts'] as const;
 import type { Metrics } from '../metrics.js';
 import { createBackgroundJob, deleteInBatches, type BackgroundJob } from './background-job.js';
 import type { CommitHorizon } from '../watch/commit-horizon.js';
@@ -27,7 +31,7 @@ interface RetentionOptions {
   batch?: number;
 }
 
-/** Deletes expired events, their webhook deliveries and watch history in the background; runOnce resolves with the rows removed (for tests). */
+/** Deletes expired events, their webhook deliveries and counts, and watch history in the background; runOnce resolves with the rows removed (for tests). */
 export type Retention = BackgroundJob<{ events: number; commits: number; deliveries: number }>;
 
 export function createRetention(options: RetentionOptions): Retention {
@@ -41,11 +45,14 @@ export function createRetention(options: RetentionOptions): Retention {
     const seconds = options.eventRetentionSeconds;
     const events = seconds === undefined ? 0 : await drain(() => deleteExpired(pool, 'events', seconds, batch), 'events');
     const deliveries = seconds === undefined ? 0 : await drain(() => deleteExpired(pool, 'webhook_deliveries', seconds, batch), 'webhook_deliveries');
+    for (const table of COUNT_TABLES) if (seconds !== undefined) await drain(() => deleteExpiredCounts(pool, table, seconds, batch), table);
     // Only commits every watcher can already see are purged: none appears behind the purge horizon later.
     const readable = await horizon.refresh(5000);
-    // Commits no webhook has fanned out yet are its queue: kept whatever their age.
-    const floor = await fanOutFloor(pool);
-    const through = floor !== undefined && floor < readable ? floor : readable;
+    // Commits no webhook has fanned out yet are its queue, and those not counted yet the counts': kept whatever their age.
+    const fannedOut = await fanOutFloor(pool);
+    const counted = await rollupFloor(pool);
+    const floor = fannedOut !== undefined && fannedOut < counted ? fannedOut : counted;
+    const through = floor < readable ? floor : readable;
     // History older than the events it names is of no use: never kept longer than the events.
     const keep = Math.min(options.watchRetentionSeconds, seconds ?? Number.POSITIVE_INFINITY);
     const commits = await drain(() => purgeCommitLog(pool, keep, through, batch), 'commit_log');

@@ -55,6 +55,14 @@ export function nameFilter(field: string, value: string, maxLength: number = LIM
   return value;
 }
 
+/**
+ * q= of the entity lists: empty means none; at most a full object id long (longer matches nothing
+ * stored, and is refused naming `q`), no U+0000.
+ */
+export function searchFilter(value: string): string | undefined {
+  return nameFilter('q', value, LIMITS.nameMaxLength * 2 + 1);
+}
+
 /** A token id; lower-cased, as Postgres prints the ids a watch compares it with. */
 export function tokenIdFilter(value: string, field = 'token_id'): string | undefined {
   if (value === '') return undefined;

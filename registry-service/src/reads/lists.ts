@@ -4,7 +4,7 @@ import { domainScopeOf } from '../db/queries/domain-scope.js';
 import { listDevices, listEventTypes, listObjects } from '../db/queries/list-entities.js';
 import { listEvents } from '../db/queries/list-events.js';
 import { toEventRecord } from './reads.js';
-import { checkEventFilter, domainPatternsFilter, nameFilter, pageSizeOf, tokenIdFilter, type EventFilterInput } from './list-filters.js';
+import { checkEventFilter, domainPatternsFilter, nameFilter, pageSizeOf, searchFilter, tokenIdFilter, type EventFilterInput } from './list-filters.js';
 import { createTokenCodec, scopeOf } from './page-token.js';
 import type { DeviceRecord, EventRecord, EventTypeRecord, ObjectRecord } from '../model.js';
 import { isUuid } from '../uuid-v7.js';
@@ -24,9 +24,10 @@ interface PageRequest {
 export interface Lister {
   /** `byOccurrence`: ordered by occurred_at (only events that carry one), else by created_at. */
   listEvents(request: PageRequest & { filter: EventFilterInput; newestFirst: boolean; byOccurrence: boolean }): Promise<Page<EventRecord>>;
-  listDevices(request: PageRequest & { createdByTokenId: string }): Promise<Page<DeviceRecord>>;
-  listObjects(request: PageRequest & { deviceName: string; domain: string; domainPatterns?: readonly string[] }): Promise<Page<ObjectRecord>>;
-  listEventTypes(request: PageRequest & { domain: string; domainPatterns?: readonly string[] }): Promise<Page<EventTypeRecord>>;
+  /** `q` (empty: none): a case-insensitive substring of the name or id (searchFilter). */
+  listDevices(request: PageRequest & { createdByTokenId: string; q: string }): Promise<Page<DeviceRecord>>;
+  listObjects(request: PageRequest & { deviceName: string; domain: string; domainPatterns?: readonly string[]; q: string }): Promise<Page<ObjectRecord>>;
+  listEventTypes(request: PageRequest & { domain: string; domainPatterns?: readonly string[]; q: string }): Promise<Page<EventTypeRecord>>;
 }
 
 /**
@@ -34,9 +35,10 @@ export interface Lister {
  * set, so tokens of lists without them stay valid; a value of its own shape (an object) cannot be
  * taken for another field's string.
  */
-const optionalScope = (tokenId: string | undefined, patterns: readonly string[] | undefined): unknown[] => [
+const optionalScope = (tokenId: string | undefined, patterns: readonly string[] | undefined, q?: string): unknown[] => [
   ...(tokenId ? [tokenId] : []),
   ...(patterns ? [{ domainPatterns: patterns }] : []),
+  ...(q !== undefined ? [{ q }] : []),
 ];
 
 const MICROS = /^-?\d{1,19}$/;
@@ -93,29 +95,32 @@ export function createLister(pool: pg.Pool, options: ListerOptions = {}): Lister
     async listDevices(request) {
       const size = pageSizeOf(request.pageSize);
       const createdByTokenId = tokenIdFilter(request.createdByTokenId, 'created_by_token_id');
-      const codec = createTokenCodec('devices', scopeOf(optionalScope(createdByTokenId, undefined)), 1);
+      const q = searchFilter(request.q);
+      const codec = createTokenCodec('devices', scopeOf(optionalScope(createdByTokenId, undefined, q)), 1);
       const afterName = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token')[0];
-      return paged(size, (limit) => listDevices(pool, { afterName, createdByTokenId, limit }), (last) => [last.deviceName], codec.encode);
+      return paged(size, (limit) => listDevices(pool, { afterName, createdByTokenId, q, limit }), (last) => [last.deviceName], codec.encode);
     },
     async listObjects(request) {
       const size = pageSizeOf(request.pageSize);
       const deviceName = nameFilter('device_name', request.deviceName);
       const domain = nameFilter('domain', request.domain);
       const patterns = domainPatternsFilter(request.domainPatterns);
-      const codec = createTokenCodec('objects', scopeOf([deviceName, domain, ...optionalScope(undefined, patterns)]), 1);
+      const q = searchFilter(request.q);
+      const codec = createTokenCodec('objects', scopeOf([deviceName, domain, ...optionalScope(undefined, patterns, q)]), 1);
       const afterId = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token')[0];
       const scope = patterns && domainScopeOf(patterns);
-      return paged(size, (limit) => listObjects(pool, { deviceName, domain, scope, afterId, limit }), (last) => [last.id], codec.encode);
+      return paged(size, (limit) => listObjects(pool, { deviceName, domain, scope, afterId, q, limit }), (last) => [last.id], codec.encode);
     },
     async listEventTypes(request) {
       const size = pageSizeOf(request.pageSize);
       const domain = nameFilter('domain', request.domain);
       const patterns = domainPatternsFilter(request.domainPatterns);
-      const codec = createTokenCodec('event-types', scopeOf([domain, ...optionalScope(undefined, patterns)]), 2);
+      const q = searchFilter(request.q);
+      const codec = createTokenCodec('event-types', scopeOf([domain, ...optionalScope(undefined, patterns, q)]), 2);
       const position = request.pageToken === '' ? undefined : codec.decode(request.pageToken, 'page_token');
       const after = position && { domain: position[0] ?? '', eventType: position[1] ?? '' };
       const scope = patterns && domainScopeOf(patterns);
-      return paged(size, (limit) => listEventTypes(pool, { domain, scope, after, limit }), (last) => [last.domain, last.eventType], codec.encode);
+      return paged(size, (limit) => listEventTypes(pool, { domain, scope, after, q, limit }), (last) => [last.domain, last.eventType], codec.encode);
     },
   };
 }

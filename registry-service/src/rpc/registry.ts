@@ -1,6 +1,8 @@
 import { AppError, invalidArgument, registry, toItemStatus, type OccurredAtRule } from '@dynamic-events/proto';
 import { type AsyncServiceImpl, type CallContext, type ItemResult, type Logger } from '@dynamic-events/proto/runtime';
 import type { Lister } from '../reads/lists.js';
+import type { CountEvents } from '../counts/counts.js';
+import { toCountRequest, toCountResponse } from './count-mapping.js';
 import type { Reader } from '../reads/reads.js';
 import type { EventRecorder } from '../ingest/record-events.js';
 import type { PolicyCheck } from '../tokens/token-policy-check.js';
@@ -17,6 +19,7 @@ interface RegistryHandlerDeps {
   policyCheck: PolicyCheck;
   reader: Reader;
   lister: Lister;
+  countEvents: CountEvents;
   watch: Watch;
   /** The same instance must serialize the Watch method's responses (server.ts wires both). */
   watchEncoding: WatchEncoding;
@@ -89,6 +92,10 @@ export function createRegistryHandlers(deps: RegistryHandlerDeps): AsyncServiceI
       const newestFirst = isNewestFirst(request.order);
       const page = await lister.listEvents({ filter: toEventFilter(request.filter), pageSize, pageToken, newestFirst, byOccurrence: isByOccurrence(request.orderBy) });
       return { events: page.items.map(toEvent), nextPageToken: page.nextPageToken ?? '' };
+    },
+    async countEvents(request) {
+      const nowUs = BigInt(Date.now()) * 1000n;
+      return toCountResponse(await deps.countEvents(toCountRequest(request, nowUs)));
     },
     async listDevices(request) {
       const page = await lister.listDevices(request);

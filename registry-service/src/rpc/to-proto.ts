@@ -38,6 +38,7 @@ export function toDevice(device: DeviceRecord): registry.Device {
     createdAt: timestampFromMicros(device.createdAtMicros),
     updatedAt: timestampFromMicros(device.updatedAtMicros),
     createdByTokenId: device.createdByTokenId ?? '',
+    lastSeenAt: device.lastSeenAtMicros === undefined ? undefined : timestampFromMicros(device.lastSeenAtMicros),
   };
 }
 
@@ -52,6 +53,7 @@ export function toObject(object: ObjectRecord): registry.SourceObject {
     createdAt: timestampFromMicros(object.createdAtMicros),
     updatedAt: timestampFromMicros(object.updatedAtMicros),
     createdByTokenId: object.createdByTokenId ?? '',
+    lastSeenAt: object.lastSeenAtMicros === undefined ? undefined : timestampFromMicros(object.lastSeenAtMicros),
   };
 }
 

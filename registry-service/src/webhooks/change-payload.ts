@@ -8,6 +8,7 @@ export const changeKind = (change: Change): ChangeKind => KIND_OF[change.kind];
 
 const at = (micros: bigint): string => formatTimestamp(timestampFromMicros(micros));
 const creator = (id: string | undefined): string | null => id ?? null;
+const seen = (micros: bigint | undefined): string | null => (micros === undefined ? null : at(micros));
 
 /** The record of a change as its GET answers it (the HTTP API's presenters), and when it was made. */
 function dataOf(change: Change): { data: unknown; createdAtMicros: bigint } {
@@ -20,11 +21,11 @@ function dataOf(change: Change): { data: unknown; createdAtMicros: bigint } {
     }
     case 'device': {
       const d = change.device;
-      return { data: presentDevice({ ...d, createdAt: at(d.createdAtMicros), updatedAt: at(d.updatedAtMicros), createdByTokenId: creator(d.createdByTokenId) }), createdAtMicros: d.createdAtMicros };
+      return { data: presentDevice({ ...d, createdAt: at(d.createdAtMicros), updatedAt: at(d.updatedAtMicros), createdByTokenId: creator(d.createdByTokenId), lastSeenAt: seen(d.lastSeenAtMicros) }), createdAtMicros: d.createdAtMicros };
     }
     case 'object': {
       const o = change.object;
-      return { data: presentObject({ ...o, createdAt: at(o.createdAtMicros), updatedAt: at(o.updatedAtMicros), createdByTokenId: creator(o.createdByTokenId) }), createdAtMicros: o.createdAtMicros };
+      return { data: presentObject({ ...o, createdAt: at(o.createdAtMicros), updatedAt: at(o.updatedAtMicros), createdByTokenId: creator(o.createdByTokenId), lastSeenAt: seen(o.lastSeenAtMicros) }), createdAtMicros: o.createdAtMicros };
     }
     case 'event_type': {
       const t = change.eventType;

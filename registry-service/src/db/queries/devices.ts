@@ -1,6 +1,6 @@
 import type { DeviceRecord } from '../../model.js';
 import type { Queryable } from '../pool.js';
-import { micros, query } from './query.js';
+import { micros, microsOrUndefined, query } from './query.js';
 
 export interface DeviceRow {
   device_name: string;
@@ -8,14 +8,15 @@ export interface DeviceRow {
   created_by_token_id: string | null;
   created_us: string;
   updated_us: string;
+  last_seen_us: string | null;
 }
 
 /** The columns every device query selects, as DeviceRow. */
-export const DEVICE_COLUMNS = `device_name, kind, created_by_token_id, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+export const DEVICE_COLUMNS = `device_name, kind, created_by_token_id, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us, ${micros('last_seen_at')} AS last_seen_us`;
 
 /** A device row as the domain record. */
 export function toDeviceRecord(row: DeviceRow): DeviceRecord {
-  return { deviceName: row.device_name, kind: row.kind, createdByTokenId: row.created_by_token_id ?? undefined, createdAtMicros: BigInt(row.created_us), updatedAtMicros: BigInt(row.updated_us) };
+  return { deviceName: row.device_name, kind: row.kind, createdByTokenId: row.created_by_token_id ?? undefined, createdAtMicros: BigInt(row.created_us), updatedAtMicros: BigInt(row.updated_us), lastSeenAtMicros: microsOrUndefined(row.last_seen_us) };
 }
 
 /** One device by name, or undefined. */

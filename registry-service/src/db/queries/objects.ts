@@ -1,6 +1,6 @@
 import type { ObjectRecord } from '../../model.js';
 import type { Queryable } from '../pool.js';
-import { micros, query } from './query.js';
+import { micros, microsOrUndefined, query } from './query.js';
 
 export interface ObjectRow {
   id: string;
@@ -12,11 +12,12 @@ export interface ObjectRow {
   created_by_token_id: string | null;
   created_us: string;
   updated_us: string;
+  last_seen_us: string | null;
 }
 
 /** The columns every object query selects, as ObjectRow. */
 export const OBJECT_COLUMNS = `id, object_domain, object_id, object_name, object_type, device_name, created_by_token_id,
-  ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us`;
+  ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us, ${micros('last_seen_at')} AS last_seen_us`;
 
 /** An object row as the domain record. */
 export function toObjectRecord(row: ObjectRow): ObjectRecord {
@@ -30,6 +31,7 @@ export function toObjectRecord(row: ObjectRow): ObjectRecord {
     createdByTokenId: row.created_by_token_id ?? undefined,
     createdAtMicros: BigInt(row.created_us),
     updatedAtMicros: BigInt(row.updated_us),
+    lastSeenAtMicros: microsOrUndefined(row.last_seen_us),
   };
 }
 

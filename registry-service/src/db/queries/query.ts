@@ -66,6 +66,11 @@ export function micros(column: string): string {
   return `floor(extract(epoch FROM ${column}) * 1000000)::int8`;
 }
 
+/** A nullable micros() column as the domain holds it. */
+export function microsOrUndefined(value: string | null): bigint | undefined {
+  return value === null ? undefined : BigInt(value);
+}
+
 /** Microseconds since the epoch as an exact timestamptz literal ("2026-11-21T08:20:04.123456Z"), for parameters. */
 export function timestampFromMicros(us: bigint): string {
   const seconds = us / 1_000_000n - (us % 1_000_000n < 0n ? 1n : 0n);

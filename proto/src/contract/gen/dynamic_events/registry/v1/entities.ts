@@ -22,6 +22,11 @@ export interface Device {
     | undefined;
   /** The token whose event created it; empty when none did. */
   createdByTokenId: string;
+  /**
+   * When its latest event was recorded, at most about a minute behind it (kept by the counts'
+   * background pass); unset while no event of it has been counted.
+   */
+  lastSeenAt: Timestamp | undefined;
 }
 
 export interface GetDeviceRequest {
@@ -47,6 +52,8 @@ export interface SourceObject {
     | undefined;
   /** The token whose event created it; empty when none did. */
   createdByTokenId: string;
+  /** As Device.last_seen_at. */
+  lastSeenAt: Timestamp | undefined;
 }
 
 export interface GetObjectRequest {
@@ -82,7 +89,14 @@ export interface GetEventTypeResponse {
 }
 
 function createBaseDevice(): Device {
-  return { deviceName: "", kind: "", createdAt: undefined, updatedAt: undefined, createdByTokenId: "" };
+  return {
+    deviceName: "",
+    kind: "",
+    createdAt: undefined,
+    updatedAt: undefined,
+    createdByTokenId: "",
+    lastSeenAt: undefined,
+  };
 }
 
 export const Device: MessageFns<Device> = {
@@ -101,6 +115,9 @@ export const Device: MessageFns<Device> = {
     }
     if (message.createdByTokenId !== "") {
       writer.uint32(42).string(message.createdByTokenId);
+    }
+    if (message.lastSeenAt !== undefined) {
+      Timestamp.encode(message.lastSeenAt, writer.uint32(50).fork()).join();
     }
     return writer;
   },
@@ -156,6 +173,14 @@ export const Device: MessageFns<Device> = {
             }
 
             message.createdByTokenId = reader.string();
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.lastSeenAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
         }
@@ -274,6 +299,7 @@ function createBaseSourceObject(): SourceObject {
     createdAt: undefined,
     updatedAt: undefined,
     createdByTokenId: "",
+    lastSeenAt: undefined,
   };
 }
 
@@ -305,6 +331,9 @@ export const SourceObject: MessageFns<SourceObject> = {
     }
     if (message.createdByTokenId !== "") {
       writer.uint32(74).string(message.createdByTokenId);
+    }
+    if (message.lastSeenAt !== undefined) {
+      Timestamp.encode(message.lastSeenAt, writer.uint32(82).fork()).join();
     }
     return writer;
   },
@@ -392,6 +421,14 @@ export const SourceObject: MessageFns<SourceObject> = {
             }
 
             message.createdByTokenId = reader.string();
+            continue;
+          }
+          case 10: {
+            if (tag !== 82) {
+              break;
+            }
+
+            message.lastSeenAt = Timestamp.decode(reader, reader.uint32());
             continue;
           }
         }

@@ -91,6 +91,8 @@ export interface ListDevicesRequest {
   pageToken: string;
   /** Devices created by this token (TokenService id); empty does not filter. */
   createdByTokenId: string;
+  /** Devices whose name holds this text, ignoring case; empty does not filter. */
+  q: string;
 }
 
 export interface ListDevicesResponse {
@@ -104,7 +106,11 @@ export interface ListObjectsRequest {
   pageSize: number;
   pageToken: string;
   /** Objects of domains matching one of these patterns (as EventFilter.domain_patterns). */
-  domainPatterns: StringList | undefined;
+  domainPatterns:
+    | StringList
+    | undefined;
+  /** Objects whose full identifier or name holds this text, ignoring case; empty does not filter. */
+  q: string;
 }
 
 export interface ListObjectsResponse {
@@ -117,7 +123,11 @@ export interface ListEventTypesRequest {
   pageSize: number;
   pageToken: string;
   /** Event types of domains matching one of these patterns (as EventFilter.domain_patterns). */
-  domainPatterns: StringList | undefined;
+  domainPatterns:
+    | StringList
+    | undefined;
+  /** Event types whose "{domain}.{event_type}" or display name holds this text, ignoring case; empty does not filter. */
+  q: string;
 }
 
 export interface ListEventTypesResponse {
@@ -429,7 +439,7 @@ export const ListEventsResponse: MessageFns<ListEventsResponse> = {
 };
 
 function createBaseListDevicesRequest(): ListDevicesRequest {
-  return { pageSize: 0, pageToken: "", createdByTokenId: "" };
+  return { pageSize: 0, pageToken: "", createdByTokenId: "", q: "" };
 }
 
 export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
@@ -442,6 +452,9 @@ export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
     }
     if (message.createdByTokenId !== "") {
       writer.uint32(26).string(message.createdByTokenId);
+    }
+    if (message.q !== "") {
+      writer.uint32(34).string(message.q);
     }
     return writer;
   },
@@ -481,6 +494,14 @@ export const ListDevicesRequest: MessageFns<ListDevicesRequest> = {
             }
 
             message.createdByTokenId = reader.string();
+            continue;
+          }
+          case 4: {
+            if (tag !== 34) {
+              break;
+            }
+
+            message.q = reader.string();
             continue;
           }
         }
@@ -554,7 +575,7 @@ export const ListDevicesResponse: MessageFns<ListDevicesResponse> = {
 };
 
 function createBaseListObjectsRequest(): ListObjectsRequest {
-  return { deviceName: "", domain: "", pageSize: 0, pageToken: "", domainPatterns: undefined };
+  return { deviceName: "", domain: "", pageSize: 0, pageToken: "", domainPatterns: undefined, q: "" };
 }
 
 export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
@@ -573,6 +594,9 @@ export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
     }
     if (message.domainPatterns !== undefined) {
       StringList.encode(message.domainPatterns, writer.uint32(42).fork()).join();
+    }
+    if (message.q !== "") {
+      writer.uint32(50).string(message.q);
     }
     return writer;
   },
@@ -628,6 +652,14 @@ export const ListObjectsRequest: MessageFns<ListObjectsRequest> = {
             }
 
             message.domainPatterns = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 6: {
+            if (tag !== 50) {
+              break;
+            }
+
+            message.q = reader.string();
             continue;
           }
         }
@@ -701,7 +733,7 @@ export const ListObjectsResponse: MessageFns<ListObjectsResponse> = {
 };
 
 function createBaseListEventTypesRequest(): ListEventTypesRequest {
-  return { domain: "", pageSize: 0, pageToken: "", domainPatterns: undefined };
+  return { domain: "", pageSize: 0, pageToken: "", domainPatterns: undefined, q: "" };
 }
 
 export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
@@ -717,6 +749,9 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
     }
     if (message.domainPatterns !== undefined) {
       StringList.encode(message.domainPatterns, writer.uint32(34).fork()).join();
+    }
+    if (message.q !== "") {
+      writer.uint32(42).string(message.q);
     }
     return writer;
   },
@@ -764,6 +799,14 @@ export const ListEventTypesRequest: MessageFns<ListEventTypesRequest> = {
             }
 
             message.domainPatterns = StringList.decode(reader, reader.uint32());
+            continue;
+          }
+          case 5: {
+            if (tag !== 42) {
+              break;
+            }
+
+            message.q = reader.string();
             continue;
           }
         }

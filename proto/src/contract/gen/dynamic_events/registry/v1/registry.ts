@@ -21,6 +21,7 @@ import {
   type ServiceError,
   type UntypedServiceImplementation,
 } from "@grpc/grpc-js";
+import { CountEventsRequest, CountEventsResponse } from "./counts.js";
 import {
   GetDeviceRequest,
   GetDeviceResponse,
@@ -232,6 +233,20 @@ export const RegistryServiceService = {
     responseDeserialize: (value: Buffer): ListEventTypesResponse => ListEventTypesResponse.decode(value),
   },
   /**
+   * CountEvents counts the events matching a filter per time bucket (UTC minute, hour or day),
+   * optionally per group (event type, domain or device: the 20 largest, the rest as other). Read
+   * from counts a background pass keeps from the commit log: at most a few seconds behind the events.
+   */
+  countEvents: {
+    path: "/dynamic_events.registry.v1.RegistryService/CountEvents" as const,
+    requestStream: false as const,
+    responseStream: false as const,
+    requestSerialize: (value: CountEventsRequest): Buffer => Buffer.from(CountEventsRequest.encode(value).finish()),
+    requestDeserialize: (value: Buffer): CountEventsRequest => CountEventsRequest.decode(value),
+    responseSerialize: (value: CountEventsResponse): Buffer => Buffer.from(CountEventsResponse.encode(value).finish()),
+    responseDeserialize: (value: Buffer): CountEventsResponse => CountEventsResponse.decode(value),
+  },
+  /**
    * Watch streams what commits from now on, or after a cursor. Resuming from a cursor yields every
    * later change exactly once, in one order every replica agrees on: the order in which the writes
    * finished, which puts every commit after the commits it depended on (an event after the
@@ -310,6 +325,12 @@ export interface RegistryServiceServer extends UntypedServiceImplementation {
   listObjects: handleUnaryCall<ListObjectsRequest, ListObjectsResponse>;
   /** ListEventTypes pages through event types by domain and identifier, optionally of one domain. */
   listEventTypes: handleUnaryCall<ListEventTypesRequest, ListEventTypesResponse>;
+  /**
+   * CountEvents counts the events matching a filter per time bucket (UTC minute, hour or day),
+   * optionally per group (event type, domain or device: the 20 largest, the rest as other). Read
+   * from counts a background pass keeps from the commit log: at most a few seconds behind the events.
+   */
+  countEvents: handleUnaryCall<CountEventsRequest, CountEventsResponse>;
   /**
    * Watch streams what commits from now on, or after a cursor. Resuming from a cursor yields every
    * later change exactly once, in one order every replica agrees on: the order in which the writes
@@ -555,6 +576,26 @@ export interface RegistryServiceClient extends Client {
     metadata: Metadata,
     options: Partial<CallOptions>,
     callback: (error: ServiceError | null, response: ListEventTypesResponse) => void,
+  ): ClientUnaryCall;
+  /**
+   * CountEvents counts the events matching a filter per time bucket (UTC minute, hour or day),
+   * optionally per group (event type, domain or device: the 20 largest, the rest as other). Read
+   * from counts a background pass keeps from the commit log: at most a few seconds behind the events.
+   */
+  countEvents(
+    request: CountEventsRequest,
+    callback: (error: ServiceError | null, response: CountEventsResponse) => void,
+  ): ClientUnaryCall;
+  countEvents(
+    request: CountEventsRequest,
+    metadata: Metadata,
+    callback: (error: ServiceError | null, response: CountEventsResponse) => void,
+  ): ClientUnaryCall;
+  countEvents(
+    request: CountEventsRequest,
+    metadata: Metadata,
+    options: Partial<CallOptions>,
+    callback: (error: ServiceError | null, response: CountEventsResponse) => void,
   ): ClientUnaryCall;
   /**
    * Watch streams what commits from now on, or after a cursor. Resuming from a cursor yields every
