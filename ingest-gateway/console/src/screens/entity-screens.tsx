@@ -51,11 +51,11 @@ export function DevicesScreen({ api, names, params }: ScreenProps) {
   );
 }
 
-/** Objects, by device and by domain, searchable; each links to its events and its device. */
+/** Objects, by device and by domain, searchable; each links to its events and its device (the counts are not kept per object). */
 export function ObjectsScreen({ api, names, params }: ScreenProps) {
   const [filters, setFilters] = useState<Record<string, string>>({ q: params.q ?? '', device_name: params.device_name ?? '', domain: params.domain ?? '' });
   const pages = useKeysetPages<ObjectJson>(api, '/objects', 'objects', { q: filters.q, device_name: filters.device_name, domain: filters.domain });
-  const columns = ['Object id', 'Name', 'Type', 'Device', 'Last seen (UTC)', COUNT_HEADING, 'Created', 'Created by token'];
+  const columns = ['Object id', 'Name', 'Type', 'Device', 'Last seen (UTC)', 'Created', 'Created by token'];
   const fields = [SEARCH_FIELD, { name: 'device_name', label: 'Device' }, { name: 'domain', label: 'Domain' }];
   return (
     <ListScreen title="Objects" intro="Objects (a camera channel, a sensor) are created by the first event naming their full id." pages={pages}>
@@ -72,9 +72,6 @@ export function ObjectsScreen({ api, names, params }: ScreenProps) {
               <a href={screenHref('devices', { q: object.device_name })}>{visible(object.device_name)}</a>
             </td>
             <td>{timeText(object.last_seen_at ?? null)}</td>
-            <td>
-              <EventCount api={api} filters={{ object: object.id }} label={object.id} />
-            </td>
             <td>{timeText(object.created_at)}</td>
             <td>{creatorText(object.created_by_token_id, names)}</td>
           </tr>
