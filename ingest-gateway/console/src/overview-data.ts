@@ -28,6 +28,13 @@ export interface OverviewData {
 const REFRESH_MS = 2000;
 /** And at least this often, so the window slides on while nothing arrives. */
 const SLIDE_MS = 60_000;
+/**
+ * The counts trail the events (the registry's pass, COUNTS_INTERVAL_MS: 5 s by default, 30 s at
+ * most): for this long after the screen opens or a live event arrives, the Overview is read again
+ * every CATCH_UP_EVERY_MS.
+ */
+const CATCH_UP_MS = 31_000;
+const CATCH_UP_EVERY_MS = 5000;
 const IMAGES = 12;
 const EMPTY: CountsJson = { buckets: [] };
 
@@ -72,8 +79,9 @@ async function readOverview(api: Api, range: Range, stackBy: StackBy, before: Ov
 }
 
 /**
- * The Overview's data for a range, read again after live events (at most every REFRESH_MS) and
- * every SLIDE_MS, so it follows live like Events. Answers to an older read are dropped.
+ * The Overview's data for a range, read again after live events (at most every REFRESH_MS, then
+ * while the counts catch up) and every SLIDE_MS, so it follows live like Events. Answers to an
+ * older read are dropped.
  */
 export function useOverview(api: Api, range: Range, stackBy: StackBy, follow: boolean) {
   const [data, setData] = useState<OverviewData>({ window: windowOf(range, Date.now()), chart: EMPTY, byType: EMPTY, byDevice: EMPTY, devices: [], images: [] });
@@ -81,6 +89,8 @@ export function useOverview(api: Api, range: Range, stackBy: StackBy, follow: bo
   const [stream, setStream] = useState<FeedState>({ kind: 'off', reason: 'Live updates are off.' });
   const [tick, setTick] = useState(0);
   const asked = useRef(0);
+  // Events written just before the screen opened may not be counted yet either: catch up from the start.
+  const lastLive = useRef(Date.now());
 
   useEffect(() => {
     const read = ++asked.current;
@@ -89,7 +99,8 @@ export function useOverview(api: Api, range: Range, stackBy: StackBy, follow: bo
       setData(answer.data);
       setError(answer.error);
     });
-    const slide = setTimeout(() => setTick((n) => n + 1), SLIDE_MS);
+    const catchingUp = Date.now() - lastLive.current < CATCH_UP_MS;
+    const slide = setTimeout(() => setTick((n) => n + 1), catchingUp ? CATCH_UP_EVERY_MS : SLIDE_MS);
     return () => clearTimeout(slide);
   }, [api, range.id, stackBy, tick]);
 
@@ -104,6 +115,7 @@ export function useOverview(api: Api, range: Range, stackBy: StackBy, follow: bo
       filters: {},
       onState: setStream,
       onEvents: () => {
+        lastLive.current = Date.now();
         timer ??= setTimeout(() => ((timer = undefined), setTick((n) => n + 1)), REFRESH_MS);
       },
     });
