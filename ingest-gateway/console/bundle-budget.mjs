@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 
-/** 60 KB gzipped (issue 39): the page stays quick to load on a phone. */
+/** 60 KB gzipped: the page stays quick to load on a phone. */
 export const BUNDLE_BUDGET_BYTES = 60 * 1024;
 
 /** Each file (relative to `dir`) with its gzipped size in bytes. */

@@ -26,7 +26,7 @@ export function utcTyped(text: string): string | undefined {
   const [, y, mo, d, h = '00', mi = '00', s = '00'] = match;
   const instant = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
   const parsed = new Date(instant);
-  // Date rolls 2026-02-30 over to March: only a time that reads back the same is real.
+  // Date rolls February 30 over to March: only a time that reads back the same is real.
   return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === instant.slice(0, 19) ? instant : undefined;
 }
 

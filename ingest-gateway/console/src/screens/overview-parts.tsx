@@ -43,7 +43,7 @@ export function DeviceList({ title, devices }: { title: string; devices: DeviceJ
       {devices.length === 0 ? (
         <p class="hint">No device seen yet.</p>
       ) : (
-        <ol class="counts">
+        <ol class="counts seen">
           {devices.map((device) => (
             <li key={device.device_name}>
               <a href={screenHref('events', { device_name: device.device_name })}>{visible(device.device_name)}</a>

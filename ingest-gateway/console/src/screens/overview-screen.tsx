@@ -48,7 +48,7 @@ export function OverviewScreen({ api }: { api: Api }) {
         </p>
       </div>
       <p class="hint">
-        From {timeText(since)} until {timeText(until)} (UTC), per {BUCKET_WORD[data.window.bucket]}.
+        From {timeText(since)} until {timeText(until)}, per {BUCKET_WORD[data.window.bucket]}.
       </p>
       {error && (
         <p role="alert" class="error">
