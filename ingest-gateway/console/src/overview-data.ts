@@ -15,7 +15,7 @@ export interface LatestImage {
   event: EventJson;
 }
 
-export interface OverviewData {
+interface OverviewData {
   window: CountWindow;
   chart: CountsJson;
   byType: CountsJson;
