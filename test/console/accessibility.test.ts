@@ -90,7 +90,7 @@ describe.skipIf(NO_BROWSER)('settings console accessibility', () => {
         await fillScreen(page, name);
         await check(name);
         if (viewport.width === 1280) await page.evaluate('window.scrollTo(0, 0)');
-        if (viewport.width === 1280) await page.screenshot({ path: fileOf(name), fullPage: name === 'Webhooks' });
+        if (viewport.width === 1280) await page.screenshot({ path: fileOf(name), fullPage: name === 'Webhooks' || name === 'Overview' });
       }
       await page.getByRole('button', { name: 'New webhook' }).click();
       await check('Webhooks, new webhook form');
