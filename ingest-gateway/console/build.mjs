@@ -4,14 +4,15 @@
  * src/styles.css, both under content-hashed names in dist/assets/, and dist/index.html pointing at
  * them (and the icon, hashed the same way). index.html loads them as files (no inline script or style: the gateway's CSP allows only
  * 'self'); the asset URLs are relative, so the page works under any platform segment. Prints the
- * gzipped size of what a browser downloads. `npm run build` runs it after `tsc -b`.
+ * gzipped size of what a browser downloads and fails above its budget (bundle-budget.mjs). `npm run
+ * build` runs it after `tsc -b`.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { build } from 'esbuild';
+import { checkBudget, gzippedSizes } from './bundle-budget.mjs';
 
 const here = fileURLToPath(new URL('.', import.meta.url));
 const dist = join(here, 'dist');
@@ -51,8 +52,11 @@ const html = readFileSync(join(here, 'index.html'), 'utf8')
   .replace('%ICON%', `assets/${basename(icon)}`);
 writeFileSync(join(dist, 'index.html'), html);
 
-const gzipped = (path) => gzipSync(readFileSync(join(here, path)), { level: 9 }).length;
-const sizes = [['index.html', gzipped('dist/index.html')], ...[script, styles, icon].map((path) => [basename(path), gzipped(path)])];
-const total = sizes.reduce((sum, [, bytes]) => sum + bytes, 0);
-for (const [name, bytes] of sizes) console.log(`console: ${name} ${(bytes / 1024).toFixed(1)} KB gzipped`);
-console.log(`console: ${(total / 1024).toFixed(1)} KB gzipped in all`);
+const sizes = gzippedSizes(here, ['dist/index.html', script, styles, icon]);
+for (const [path, bytes] of sizes) console.log(`console: ${basename(path)} ${(bytes / 1024).toFixed(1)} KB gzipped`);
+try {
+  console.log(`console: ${(checkBudget(sizes) / 1024).toFixed(1)} KB gzipped in all`);
+} catch (err) {
+  console.error(`console: ${err.message}`);
+  process.exitCode = 1;
+}

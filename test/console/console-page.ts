@@ -72,7 +72,7 @@ export async function signIn(page: Page, credential = ADMIN_TOKEN): Promise<void
 }
 
 /** Opens a screen from the navigation and waits for its heading. */
-export async function goTo(page: Page, name: 'Events' | 'Devices' | 'Objects' | 'Event types' | 'Tokens' | 'Webhooks'): Promise<void> {
+export async function goTo(page: Page, name: 'Overview' | 'Events' | 'Devices' | 'Objects' | 'Event types' | 'Tokens' | 'Webhooks'): Promise<void> {
   await page.getByRole('navigation').getByRole('link', { name, exact: true }).click();
   await page.getByRole('heading', { level: 1, name, exact: true }).waitFor();
 }

@@ -62,6 +62,10 @@ describe.skipIf(NO_BROWSER)('settings console with hostile data', () => {
   it('shows properties and URLs of an event as text, external http(s) URLs as links only', async () => {
     const { page } = view;
     await goTo(page, 'Events');
+    // The row names the object's device and the type's display name (its id on hover), as text.
+    const table = page.getByRole('table', { name: 'Events' });
+    await table.getByRole('cell', { name: DEVICE, exact: true }).waitFor();
+    expect(await table.getByRole('cell', { name: DISPLAY_NAME, exact: true }).getAttribute('title')).toBe('motion_detected');
     await page.getByRole('button', { name: `Details ${eventId}` }).click();
     const details = page.getByRole('region', { name: 'Event details' });
     for (const value of [...Object.values(PROPERTIES), IMAGES[0], IMAGES[2], CLIPS[0]]) {

@@ -56,7 +56,7 @@ describe.skipIf(NO_BROWSER)('settings console: sign-in and a new token', () => {
     await expect.poll(() => page.getByRole('alert').textContent()).toBe(refusal.body?.error);
     expect(await page.getByRole('button', { name: 'Sign out' }).count()).toBe(0);
     await signIn(page);
-    await page.getByRole('heading', { level: 1, name: 'Events' }).waitFor();
+    await page.getByRole('heading', { level: 1, name: 'Overview' }).waitFor();
   });
 
   it('creates a token with a policy and shows its secret once', async () => {

@@ -1,29 +1,30 @@
 import { useEffect, useState } from 'preact/hooks';
 import { apiBaseOf, type Api } from './api.js';
-import { SCREENS, screenOf, type ScreenId } from './routes.js';
+import { paramsOf, SCREENS, screenOf, type ScreenId } from './routes.js';
 import { SignIn } from './screens/sign-in.js';
 import { EventsScreen } from './screens/events-screen.js';
+import { OverviewScreen } from './screens/overview-screen.js';
 import { DevicesScreen, EventTypesScreen, ObjectsScreen } from './screens/entity-screens.js';
 import { TokensScreen } from './screens/tokens-screen.js';
 import { WebhooksScreen } from './screens/webhooks-screen.js';
 import { useTokenNames } from './token-names.js';
 
-/** The screen a hash names, followed as the hash changes (links, back and forward). */
-function useScreen(): ScreenId {
-  const [screen, setScreen] = useState(() => screenOf(location.hash));
+/** The location hash, followed as it changes (links, back and forward). */
+function useHash(): string {
+  const [hash, setHash] = useState(() => location.hash);
   useEffect(() => {
-    const follow = () => setScreen(screenOf(location.hash));
+    const follow = () => setHash(location.hash);
     addEventListener('hashchange', follow);
     return () => removeEventListener('hashchange', follow);
   }, []);
-  return screen;
+  return hash;
 }
 
 /** The console: the sign-in form until an admin credential is accepted, then the screens. */
 export function App() {
   const [api, setApi] = useState<Api | undefined>();
   const [ended, setEnded] = useState<string | undefined>();
-  const screen = useScreen();
+  const hash = useHash();
   const refused = (message: string) => {
     setApi(undefined);
     setEnded(message);
@@ -32,7 +33,7 @@ export function App() {
   return (
     <SignedIn
       api={api}
-      screen={screen}
+      hash={hash}
       onSignOut={() => {
         setApi(undefined);
         setEnded(undefined);
@@ -41,7 +42,10 @@ export function App() {
   );
 }
 
-function SignedIn({ api, screen, onSignOut }: { api: Api; screen: ScreenId; onSignOut: () => void }) {
+/** The screens once signed in; a link with other filters ("#/events?device_name=x") opens its screen afresh. */
+function SignedIn({ api, hash, onSignOut }: { api: Api; hash: string; onSignOut: () => void }) {
+  const screen: ScreenId = screenOf(hash);
+  const params = paramsOf(hash);
   const names = useTokenNames(api, screen);
   useEffect(() => {
     document.title = `${SCREENS.find((s) => s.id === screen)?.name ?? ''} · Dynamic events settings`;
@@ -69,10 +73,11 @@ function SignedIn({ api, screen, onSignOut }: { api: Api; screen: ScreenId; onSi
         </button>
       </header>
       <main id="main" tabIndex={-1}>
-        {screen === 'events' && <EventsScreen api={api} names={names.names} tokens={names.tokens} />}
-        {screen === 'devices' && <DevicesScreen api={api} names={names.names} />}
-        {screen === 'objects' && <ObjectsScreen api={api} names={names.names} />}
-        {screen === 'event-types' && <EventTypesScreen api={api} names={names.names} />}
+        {screen === 'overview' && <OverviewScreen api={api} />}
+        {screen === 'events' && <EventsScreen key={hash} api={api} names={names.names} tokens={names.tokens} params={params} />}
+        {screen === 'devices' && <DevicesScreen key={hash} api={api} names={names.names} params={params} />}
+        {screen === 'objects' && <ObjectsScreen key={hash} api={api} names={names.names} params={params} />}
+        {screen === 'event-types' && <EventTypesScreen key={hash} api={api} names={names.names} params={params} />}
         {screen === 'tokens' && <TokensScreen api={api} onTokensChanged={names.reload} />}
         {screen === 'webhooks' && <WebhooksScreen api={api} />}
       </main>

@@ -13,6 +13,30 @@ export function utcInstant(local: string): string {
   return /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$/.test(local) ? `${local}:00Z` : `${local}Z`;
 }
 
+/** How a UTC time is typed: a date, then optionally hours and minutes (and seconds), a space or T between. */
+const TYPED = /^(\d{4})-(\d{2})-(\d{2})(?:[ T](\d{2}):(\d{2})(?::(\d{2}))?)?$/;
+
+/**
+ * A time typed in UTC ("2026-12-02 10:05") as RFC 3339; undefined when it is not such a time. A
+ * text field, not datetime-local, which the browser shows and reads in its own locale.
+ */
+export function utcTyped(text: string): string | undefined {
+  const match = TYPED.exec(text.trim());
+  if (!match) return undefined;
+  const [, y, mo, d, h = '00', mi = '00', s = '00'] = match;
+  const instant = `${y}-${mo}-${d}T${h}:${mi}:${s}Z`;
+  const parsed = new Date(instant);
+  // Date rolls February 30 over to March: only a time that reads back the same is real.
+  return !Number.isNaN(parsed.getTime()) && parsed.toISOString().slice(0, 19) === instant.slice(0, 19) ? instant : undefined;
+}
+
+/** An RFC 3339 instant as utcTyped reads it: "2026-12-02 10:05" (seconds when not zero). */
+export function utcText(value: string): string {
+  const match = /^(\d{4}-\d{2}-\d{2})T(\d{2}:\d{2})(:\d{2})?/.exec(value);
+  if (!match) return value;
+  return `${match[1]} ${match[2]}${match[3] && match[3] !== ':00' ? match[3] : ''}`;
+}
+
 /** An RFC 3339 instant as a datetime-local value in UTC (the form's "Expires at"). */
 export function localValue(value: string | null): string {
   return value === null ? '' : value.slice(0, 16);

@@ -23,6 +23,8 @@ export interface DeviceJson {
   kind: string;
   created_at: string;
   created_by_token_id: string | null;
+  /** The time of its latest event (at most a minute behind it); null before its first is counted. */
+  last_seen_at: string | null;
 }
 
 export interface ObjectJson {
@@ -34,6 +36,8 @@ export interface ObjectJson {
   device_name: string;
   created_at: string;
   created_by_token_id: string | null;
+  /** As a device's. */
+  last_seen_at: string | null;
 }
 
 export interface EventTypeJson {

@@ -3,7 +3,7 @@ import type { ComponentChildren } from 'preact';
 
 interface FilterFormProps {
   /** Filter names, each with its label: the form holds one text input per filter. */
-  fields: ReadonlyArray<{ name: string; label: string; type?: 'text' | 'datetime-local'; hint?: string }>;
+  fields: ReadonlyArray<{ name: string; label: string; type?: 'text' | 'search'; hint?: string; placeholder?: string }>;
   initial: Record<string, string>;
   onApply: (values: Record<string, string>) => void;
   /** More controls placed in the form (a select). */
@@ -30,6 +30,7 @@ export function FilterForm({ fields, initial, onApply, extra }: FilterFormProps)
             id={`filter-${field.name}`}
             type={(field.type ?? 'text') as 'text'}
             value={values[field.name] ?? ''}
+            placeholder={field.placeholder}
             aria-describedby={field.hint ? `filter-${field.name}-hint` : undefined}
             onInput={(e) => set(field.name, e.currentTarget.value)}
           />
