@@ -21,7 +21,7 @@ import { createTokenClient } from './clients/tokens.js';
 import { createWebhookClient } from './clients/webhooks.js';
 import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http/http-server.js';
-import { createMetrics } from './metrics.js';
+import { createMetrics, recordBatchMetrics } from './metrics.js';
 import { createTokenSync } from './tokens/token-sync.js';
 import { createRateLimiter, createRedisClient } from './tokens/rate-limit.js';
 
@@ -51,7 +51,7 @@ runMain(bootLogger, async () => {
       maxBatchBytes: RECORD_BATCH_MAX_BYTES,
       maxQueuedEvents: config.ingestQueueMaxEvents,
       maxQueuedBytes: config.ingestQueueMaxBytes,
-      onBatch: (events) => metrics.recordBatchEvents.observe(events),
+      ...recordBatchMetrics(metrics),
     },
   });
   const media = createMediaClient(config.mediaAddr, {

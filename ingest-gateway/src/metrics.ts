@@ -1,3 +1,4 @@
+import type { CoalescerTiming } from '@dynamic-events/proto/runtime';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 
 /** The gateway's HTTP and domain metrics, in one registry per app (so tests never collide). */
@@ -12,6 +13,10 @@ export interface Metrics {
   readonly validationFailures: Counter<'rule'>;
   /** Events per RecordEvents batch: how much the coalescing saves under the current load. */
   readonly recordBatchEvents: Histogram;
+  /** Seconds an event waited in this gateway before its RecordEvents batch left (all RECORD_CONCURRENCY calls out). */
+  readonly recordQueueSeconds: Histogram;
+  /** Seconds from a RecordEvents batch leaving to its answer: the hop, the registry's wait and its commit. */
+  readonly recordCallSeconds: Histogram;
   /** Token snapshot refreshes from the registry, by result ("changed", "unchanged", "failed"). */
   readonly tokenSyncs: Counter<'result'>;
   /** Seconds since the token snapshot was last confirmed by the registry (revocations wait for it). */
@@ -19,6 +24,9 @@ export interface Metrics {
   /** Requests of tokens with a rate, by result ("allowed", "limited", "fallback": Redis unreachable, checked locally). */
   readonly tokenRateChecks: Counter<'result'>;
 }
+
+/** Buckets of the write path's waits: a commit takes milliseconds, a queue behind a slow database seconds. */
+const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
 
 /** Registers the HTTP metrics on `registry` (the metrics server's, which adds the process metrics). */
 export function createMetrics(registry = new Registry()): Metrics {
@@ -55,6 +63,18 @@ export function createMetrics(registry = new Registry()): Metrics {
       buckets: [1, 2, 4, 8, 16, 32, 64, 128, 256, 500],
       registers: [registry],
     }),
+    recordQueueSeconds: new Histogram({
+      name: 'ingest_record_queue_seconds',
+      help: 'Seconds an event waited in the gateway before its RecordEvents batch was sent (every RECORD_CONCURRENCY call out)',
+      buckets: WAIT_BUCKETS,
+      registers: [registry],
+    }),
+    recordCallSeconds: new Histogram({
+      name: 'ingest_record_call_seconds',
+      help: 'Seconds from a RecordEvents batch being sent to its answer (the registry committed or refused it)',
+      buckets: WAIT_BUCKETS,
+      registers: [registry],
+    }),
     tokenSyncs: new Counter({
       name: 'gateway_token_syncs_total',
       help: 'Token snapshot refreshes from the registry, by result (changed, unchanged, failed)',
@@ -72,5 +92,13 @@ export function createMetrics(registry = new Registry()): Metrics {
       help: 'Seconds since the registry last confirmed the token snapshot (revocations reach this gateway after it)',
       registers: [registry],
     }),
+  };
+}
+
+/** What the record batcher reports (record-batcher.ts), as the gateway's batch size and wait histograms (seconds). */
+export function recordBatchMetrics(metrics: Metrics): { onBatch(events: number): void; timing: CoalescerTiming } {
+  return {
+    onBatch: (events) => metrics.recordBatchEvents.observe(events),
+    timing: { waited: (ms) => metrics.recordQueueSeconds.observe(ms / 1000), ran: (ms) => metrics.recordCallSeconds.observe(ms / 1000) },
   };
 }

@@ -1,3 +1,4 @@
+import type { CoalescerTiming } from '@dynamic-events/proto/runtime';
 import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 
 /** The registry's domain metrics, registered on the Registry its metrics server exposes (gRPC metrics come from the shared interceptor). */
@@ -5,6 +6,10 @@ export interface Metrics {
   /** acquired | contended (waited for another creator) | timeout (waited LOCK_WAIT_MS, went on) | fallback (lock store down) | expired (lost before release). */
   lockOutcomes: Counter<'outcome'>;
   lockWaitSeconds: Histogram;
+  /** Seconds an event waited for a write statement (every WRITE_CONCURRENCY statement running). */
+  writeQueueSeconds: Histogram;
+  /** Seconds of one write statement, from its start to its commit (a pool connection, entity locks, the statement, the WAL flush). */
+  writeStatementSeconds: Histogram;
   /** Distinct entities a committed call named, by kind (device, object, event_type) and result (created, reused). */
   entitiesEnsured: Counter<'kind' | 'result'>;
   eventsRecorded: Counter;
@@ -22,6 +27,9 @@ export interface Metrics {
   watchPages: Counter<'source'>;
 }
 
+/** Buckets of the write path's waits: a commit takes milliseconds, a queue behind a slow database seconds. */
+const WAIT_BUCKETS = [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5];
+
 export function createMetrics(registry: Registry): Metrics {
   return {
     lockOutcomes: new Counter({
@@ -34,6 +42,18 @@ export function createMetrics(registry: Registry): Metrics {
       name: 'registry_lock_wait_seconds',
       help: 'Time spent acquiring or waiting for an entity-creation lock',
       buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+      registers: [registry],
+    }),
+    writeQueueSeconds: new Histogram({
+      name: 'registry_write_queue_seconds',
+      help: 'Seconds an event waited for a write statement (every WRITE_CONCURRENCY statement running)',
+      buckets: WAIT_BUCKETS,
+      registers: [registry],
+    }),
+    writeStatementSeconds: new Histogram({
+      name: 'registry_write_statement_seconds',
+      help: 'Seconds of a write statement from its start to its commit or failure (pool connection, creation locks, the statement, the WAL flush)',
+      buckets: WAIT_BUCKETS,
       registers: [registry],
     }),
     entitiesEnsured: new Counter({
@@ -81,4 +101,9 @@ export function createMetrics(registry: Registry): Metrics {
       registers: [registry],
     }),
   };
+}
+
+/** The group commit's timings (record-events.ts) as the two write histograms, in seconds. */
+export function writeTiming(metrics: Metrics): CoalescerTiming {
+  return { waited: (ms) => metrics.writeQueueSeconds.observe(ms / 1000), ran: (ms) => metrics.writeStatementSeconds.observe(ms / 1000) };
 }

@@ -34,7 +34,7 @@ import { createDatabaseHealth, type DatabaseHealth } from './health.js';
 import type { ServerRuns } from './db/server-runs.js';
 import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
-import type { Metrics } from './metrics.js';
+import { writeTiming, type Metrics } from './metrics.js';
 import { createRegistryHandlers } from './rpc/registry.js';
 import { createInternalCredentialCheck, requireCredential } from './rpc/internal-credential.js';
 import { createTokenHandlers } from './rpc/tokens.js';
@@ -136,7 +136,7 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxBatchEvents: LIMITS.batchMaxEvents,
     maxBatchBytes: WRITE_BATCH_MAX_BYTES,
     maxQueuedEvents: deps.writeQueueMaxEvents,
-  });
+    timing: writeTiming(metrics) });
   // A token's may_create is applied before keys are claimed or anything is written.
   const policyCheck = createPolicyCheck({ pool, policies, known });
   const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), policyCheck);

@@ -58,6 +58,7 @@ function cpuTable(scenarios) {
   for (const [name, r] of Object.entries(scenarios)) {
     if (r.base) row(baseTitle(name, r), r.base.cpuUsPerEvent);
     row(TITLES[name], r.cpuUsPerEvent);
+    if (r.pgbench) row(`pgbench: the batch's rows, ${r.pgbench.clients} conns`, r.pgbench.cpuUsPerEvent);
   }
   return table(['CPU us per 2xx event', ...CPU_COLUMNS.map(([, title]) => title), 'total'], rows);
 }
@@ -141,6 +142,8 @@ export function printReport(report) {
   console.log(`every goal also needs 0 failed requests${meta.quick ? '; --quick: no performance goals, only failures and duplicates' : ''}\n`);
   if (Object.keys(scenarios).length > 0) {
     console.log(mainTable(scenarios, meta.quick));
+    const { pgbench, ofPgbench } = scenarios.batch ?? {};
+    if (pgbench) console.log(`batch against pgbench writing the same rows on the same server: ${num(pgbench.rps)} events/s (${num(pgbench.statementsPerSecond)} statements/s, ${pgbench.failed} failed); batch ${num(ofPgbench, 3)} x of it`);
     console.log(`\n${cpuTable(scenarios)}`);
     if (Object.values(scenarios).some((r) => r.gc)) console.log(`\n${gcTable(scenarios)}`);
     if (Object.values(scenarios).some((r) => r.maxRssMiB)) console.log(`\n${memoryTable(scenarios, meta.quick)}`);

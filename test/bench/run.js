@@ -120,7 +120,7 @@ async function emptyDatabaseScenarios(images) {
     progress(name, report.scenarios[name]);
   };
   await run('steady', () => scenarios.steady(ctx, target));
-  await run('batch', () => scenarios.batch(ctx, target));
+  await run('batch', () => scenarios.batch(ctx, target, dbUrl));
   await run('sequential', () => scenarios.sequential(ctx, target));
   await run('first', () => scenarios.first(ctx, target, dbUrl));
   await run('images', () => scenarios.imagesScenario(ctx, target, images));

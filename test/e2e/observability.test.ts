@@ -87,6 +87,16 @@ describe('gateway /metrics', () => {
     expect(valueOf(g, 'grpc_client_msg_received_total', imageLane)).toBe(1);
     expect(valueOf(g, 'grpc_client_handled_total', { ...imageLane, grpc_code: 'InvalidArgument' })).toBe(1);
   });
+
+  it('times where a recorded event waits: before its RecordEvents batch leaves, and the batch until it is answered', () => {
+    const g = scraped.gateway;
+    // Two events recorded, one at a time: two waits, two batches.
+    expect(valueOf(g, 'ingest_record_queue_seconds_count')).toBe(2);
+    expect(valueOf(g, 'ingest_record_call_seconds_count')).toBe(2);
+    // A committed batch took some time; waiting with a free slot took less than the answer.
+    expect(valueOf(g, 'ingest_record_call_seconds_sum')).toBeGreaterThan(0);
+    expect(valueOf(g, 'ingest_record_queue_seconds_sum')).toBeLessThan(valueOf(g, 'ingest_record_call_seconds_sum'));
+  });
 });
 
 describe('registry /metrics', () => {
@@ -112,6 +122,13 @@ describe('registry /metrics', () => {
     // First sightings take the lock (three keys on the first call); known entities skip it.
     expect(valueOf(r, 'registry_lock_outcomes_total', { outcome: 'acquired' })).toBeGreaterThanOrEqual(1);
     expect(hasFamily(r, 'registry_lock_wait_seconds')).toBe(true);
+  });
+
+  it('times where an event waits: for a write statement, and the statement until it committed', () => {
+    const r = scraped.registry;
+    expect(valueOf(r, 'registry_write_queue_seconds_count')).toBe(2);
+    expect(valueOf(r, 'registry_write_statement_seconds_count')).toBe(2);
+    expect(valueOf(r, 'registry_write_statement_seconds_sum')).toBeGreaterThan(0);
   });
 });
 

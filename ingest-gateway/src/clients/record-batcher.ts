@@ -1,5 +1,5 @@
 import { AppError, fromItemStatus, type registry } from '@dynamic-events/proto';
-import { createCoalescer, type ItemResult } from '@dynamic-events/proto/runtime';
+import { createCoalescer, type CoalescerTiming, type ItemResult } from '@dynamic-events/proto/runtime';
 import type { CallOptions } from '../model.js';
 
 /** One event on its way to the registry, with the request id it arrived with. */
@@ -25,6 +25,8 @@ export interface RecordBatcherOptions {
   maxQueuedEvents: number;
   maxQueuedBytes: number;
   onBatch?(events: number, bytes: number): void;
+  /** Each event's wait before its call left, each call's time until answered (metrics). */
+  timing?: CoalescerTiming;
 }
 
 /** Sends one event; resolves with the registry's answer for that event alone. */
@@ -53,6 +55,7 @@ export function createRecordBatcher(send: SendBatch, options: RecordBatcherOptio
     overloaded: () =>
       new AppError('UNAVAILABLE', 'too many events are waiting to be recorded; retry later', { rule: 'overloaded', retryAfterSeconds: 1 }),
     onBatch: options.onBatch,
+    timing: options.timing,
   });
   return (event, call) => coalescer.submit({ event, requestId: call.requestId }, call.gone);
 }

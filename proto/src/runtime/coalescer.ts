@@ -20,6 +20,14 @@ export interface CoalescerOptions<I, O> {
   overloaded(): Error;
   /** Called for every batch sent (metrics). */
   onBatch?(items: number, bytes: number): void;
+  /** Where the time goes (metrics): each item's wait until its batch left, each batch's time until it was answered. */
+  timing?: CoalescerTiming;
+}
+
+/** Milliseconds, as performance.now() measures them. */
+export interface CoalescerTiming {
+  waited(ms: number): void;
+  ran(ms: number): void;
 }
 
 /** Groups concurrent submissions into batches ("natural batching": no timer, no wait when idle). */
@@ -36,6 +44,8 @@ interface Waiting<I, O> {
   signal: { readonly aborted: boolean } | undefined;
   resolve(value: O): void;
   reject(error: unknown): void;
+  /** performance.now() at submit, when timings are asked for. */
+  at: number;
 }
 
 /** Runs a batch and settles each waiter with its own result; a run that throws or miscounts rejects them all. */
@@ -92,7 +102,11 @@ export function createCoalescer<I, O>(options: CoalescerOptions<I, O>): Coalesce
     inFlight++;
     inFlightItems += batch.length;
     options.onBatch?.(batch.length, bytes);
+    const { timing } = options;
+    const left = timing ? performance.now() : 0;
+    if (timing) for (const w of batch) timing.waited(left - w.at);
     void settle(batch, () => options.run(batch.map((w) => w.item))).finally(() => {
+      timing?.ran(performance.now() - left);
       inFlight--;
       inFlightItems -= batch.length;
       flush();
@@ -114,7 +128,7 @@ export function createCoalescer<I, O>(options: CoalescerOptions<I, O>): Coalesce
         return Promise.reject(options.overloaded());
       }
       return new Promise<O>((resolve, reject) => {
-        queue.push({ item, bytes, signal, resolve, reject });
+        queue.push({ item, bytes, signal, resolve, reject, at: options.timing ? performance.now() : 0 });
         queuedBytes += bytes;
         if (!scheduled && inFlight < options.maxInFlight) {
           scheduled = true;

@@ -7,7 +7,7 @@ export type { Interceptor } from '@grpc/grpc-js';
 export { hostPort, localUrl } from './addresses.js';
 export { AUTHORIZATION_KEY, type CallContext } from './call-context.js';
 export { createCoalescer } from './coalescer.js';
-export type { ItemResult } from './coalescer.js';
+export type { CoalescerTiming, ItemResult } from './coalescer.js';
 export { defineEnv, integer, oneOf, required, text, withDefault } from './env-config.js';
 export type { CrossChecks, EnvSchema, EnvValues, EnvVar, EnvVars, Environment } from './env-config.js';
 export { renderEnvTable } from './env-docs.js';

@@ -1,5 +1,5 @@
 import { AppError } from '@dynamic-events/proto';
-import { createCoalescer, type ItemResult } from '@dynamic-events/proto/runtime';
+import { createCoalescer, type CoalescerTiming, type ItemResult } from '@dynamic-events/proto/runtime';
 import type { NewEvent, RecordedEvent } from '../model.js';
 import type { WriteEvents } from './write-events.js';
 
@@ -13,6 +13,8 @@ interface RecorderOptions {
   maxBatchBytes: number;
   /** Events waiting for a statement; beyond it calls are refused with UNAVAILABLE (retry later). */
   maxQueuedEvents: number;
+  /** Each event's wait for a statement, each statement's time until it committed or failed (metrics). */
+  timing?: CoalescerTiming;
 }
 
 /** Records validated events, each on its own: one refused event never fails another. */
@@ -61,6 +63,7 @@ export function createEventRecorder(write: WriteEvents, options: RecorderOptions
     maxBatchItems: options.maxBatchEvents,
     maxBatchBytes: options.maxBatchBytes,
     sizeOf,
+    timing: options.timing,
     maxQueuedItems: options.maxQueuedEvents,
     maxQueuedBytes: Number.POSITIVE_INFINITY,
     overloaded: () => new AppError('UNAVAILABLE', 'the registry is overloaded: too many events waiting to be written; retry later', { rule: 'overloaded', retryAfterSeconds: 1 }),
