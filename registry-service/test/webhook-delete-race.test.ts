@@ -30,6 +30,7 @@ const outcome = (deliveryId: string, webhookId: string): AttemptOutcome => ({
   responseBody: '',
   status: 'pending',
   nextAttemptAtMicros: BigInt(Date.now() + 60_000) * 1000n,
+  disables: undefined,
 });
 
 describe.skipIf(!up)('deleting a webhook while outcomes are written', () => {
