@@ -21,7 +21,7 @@ import { createTokenClient } from './clients/tokens.js';
 import { createWebhookClient } from './clients/webhooks.js';
 import { loadConfig } from './config.js';
 import { closeGracefully, configureKeepAlive, createHttpServer, handleClientErrors } from './http/http-server.js';
-import { createMetrics, recordBatchMetrics } from './metrics.js';
+import { createMetrics, recordBatchMetrics, registerIngestQueueMetrics } from './metrics.js';
 import { createTokenSync } from './tokens/token-sync.js';
 import { createRateLimiter, createRedisClient } from './tokens/rate-limit.js';
 
@@ -54,6 +54,7 @@ runMain(bootLogger, async () => {
       ...recordBatchMetrics(metrics),
     },
   });
+  registerIngestQueueMetrics(metricsServer.registry, registry, config.ingestQueueMaxEvents);
   const media = createMediaClient(config.mediaAddr, {
     deadlineMs: config.grpcDeadlineMs,
     streamDeadlineMs: MEDIA_STREAM_DEADLINE_MS,
@@ -83,8 +84,7 @@ runMain(bootLogger, async () => {
       metricsPort,
       publicBaseUrl: config.publicBaseUrl,
       api: `${config.publicBaseUrl}/api/${config.platformSegment}/dh/dynamic-events`,
-      registry: config.registryAddr,
-      media: config.mediaAddr,
+      registry: config.registryAddr, media: config.mediaAddr,
       auth: config.dynamicEventsToken === undefined ? 'tokens from the registry' : 'bootstrap token and tokens from the registry',
       adminApi: config.adminToken === undefined ? 'off' : 'on',
       console: consoleBundle === undefined ? 'off (set ADMIN_TOKEN)' : consoleBundle.built ? `${config.publicBaseUrl}/api/${config.platformSegment}/dh/settings/dynamic-events/` : 'not built',

@@ -23,6 +23,8 @@ export interface Metrics {
   readonly tokenSnapshotAge: Gauge;
   /** Requests of tokens with a rate, by result ("allowed", "limited", "fallback": Redis unreachable, checked locally). */
   readonly tokenRateChecks: Counter<'result'>;
+  /** Open SSE event streams on this gateway (MAX_STREAMS bounds them). */
+  readonly eventStreams: Gauge;
 }
 
 /** Buckets of the write path's waits: a commit takes milliseconds, a queue behind a slow database seconds. */
@@ -92,6 +94,11 @@ export function createMetrics(registry = new Registry()): Metrics {
       help: 'Seconds since the registry last confirmed the token snapshot (revocations reach this gateway after it)',
       registers: [registry],
     }),
+    eventStreams: new Gauge({
+      name: 'gateway_event_streams',
+      help: 'Open SSE event streams on this gateway',
+      registers: [registry],
+    }),
   };
 }
 
@@ -101,4 +108,17 @@ export function recordBatchMetrics(metrics: Metrics): { onBatch(events: number):
     onBatch: (events) => metrics.recordBatchEvents.observe(events),
     timing: { waited: (ms) => metrics.recordQueueSeconds.observe(ms / 1000), ran: (ms) => metrics.recordCallSeconds.observe(ms / 1000) },
   };
+}
+
+/** The queue of events waiting for a RecordEvents batch, read at each scrape, beside its bound (INGEST_QUEUE_MAX_EVENTS). */
+export function registerIngestQueueMetrics(registry: Registry, queue: { eventsWaiting(): number }, maxEvents: number): void {
+  new Gauge({
+    name: 'gateway_ingest_queue_events',
+    help: 'Events waiting for a RecordEvents batch to the registry; at gateway_ingest_queue_max_events a POST gets 503',
+    registers: [registry],
+    collect() {
+      this.set(queue.eventsWaiting());
+    },
+  });
+  new Gauge({ name: 'gateway_ingest_queue_max_events', help: 'INGEST_QUEUE_MAX_EVENTS: the bound of gateway_ingest_queue_events', registers: [registry] }).set(maxEvents);
 }

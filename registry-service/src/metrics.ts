@@ -25,6 +25,8 @@ export interface Metrics {
   watchHorizonLagSeconds: Gauge;
   /** Watch pages by source: horizon (read with the poll that made them readable) or read (a query of their own: a watcher behind the tail). */
   watchPages: Counter<'source'>;
+  /** 1 while the last database health check got an answer, else 0 (also before the first). */
+  databaseUp: Gauge;
 }
 
 /** Buckets of the write path's waits: a commit takes milliseconds, a queue behind a slow database seconds. */
@@ -100,10 +102,28 @@ export function createMetrics(registry: Registry): Metrics {
       labelNames: ['source'],
       registers: [registry],
     }),
+    databaseUp: new Gauge({
+      name: 'registry_database_up',
+      help: 'Whether the database (the event store) answered the last health check (1) or not (0)',
+      registers: [registry],
+    }),
   };
 }
 
 /** The group commit's timings (record-events.ts) as the two write histograms, in seconds. */
 export function writeTiming(metrics: Metrics): CoalescerTiming {
   return { waited: (ms) => metrics.writeQueueSeconds.observe(ms / 1000), ran: (ms) => metrics.writeStatementSeconds.observe(ms / 1000) };
+}
+
+/** The group commit's queue, read at each scrape, beside its bound (WRITE_QUEUE_MAX_EVENTS), so saturation is a ratio. */
+export function registerWriteQueueMetrics(registry: Registry, queue: { waiting(): number }, maxEvents: number): void {
+  new Gauge({
+    name: 'registry_write_queue_events',
+    help: 'Events waiting for a statement; at registry_write_queue_max_events calls are refused with UNAVAILABLE',
+    registers: [registry],
+    collect() {
+      this.set(queue.waiting());
+    },
+  });
+  new Gauge({ name: 'registry_write_queue_max_events', help: 'WRITE_QUEUE_MAX_EVENTS: the bound of registry_write_queue_events', registers: [registry] }).set(maxEvents);
 }

@@ -34,7 +34,7 @@ import { createDatabaseHealth, type DatabaseHealth } from './health.js';
 import type { ServerRuns } from './db/server-runs.js';
 import { createEntityLocks } from './locks/entity-locks.js';
 import type { Locker } from './locks/locker.js';
-import { writeTiming, type Metrics } from './metrics.js';
+import { registerWriteQueueMetrics, writeTiming, type Metrics } from './metrics.js';
 import { createRegistryHandlers } from './rpc/registry.js';
 import { createInternalCredentialCheck, requireCredential } from './rpc/internal-credential.js';
 import { createTokenHandlers } from './rpc/tokens.js';
@@ -136,7 +136,9 @@ export function createServer(deps: ServerDeps): RegistryServer {
     maxBatchEvents: LIMITS.batchMaxEvents,
     maxBatchBytes: WRITE_BATCH_MAX_BYTES,
     maxQueuedEvents: deps.writeQueueMaxEvents,
-    timing: writeTiming(metrics) });
+    timing: writeTiming(metrics),
+  });
+  if (deps.metricsRegistry) registerWriteQueueMetrics(deps.metricsRegistry, groupCommit, deps.writeQueueMaxEvents);
   // A token's may_create is applied before keys are claimed or anything is written.
   const policyCheck = createPolicyCheck({ pool, policies, known });
   const recorder = createPolicyRecorder(createIdempotentRecorder(groupCommit, { pool, metrics }), policyCheck);
@@ -179,18 +181,15 @@ export function createServer(deps: ServerDeps): RegistryServer {
     pool: deps.healthPool ?? pool,
     logger,
     intervalMs: deps.healthIntervalMs,
-    onChange: (serving) => grpc.setServing(serving),
+    onChange: (serving) => {
+      metrics.databaseUp.set(serving ? 1 : 0);
+      grpc.setServing(serving);
+    },
     // A restarted database: the pool's connections to its previous run are cut, not handed out.
     onServer: (started) => deps.serverRuns.observed(started),
   });
   const purger = createKeyPurger({ pool, logger, metrics, ttlSeconds: deps.idempotencyKeyTtlSeconds });
-  const retention = createRetention({
-    pool,
-    logger,
-    metrics,
-    horizon: watching.horizon,
-    eventRetentionSeconds: deps.eventRetentionSeconds,
-    watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
-  });
+  const { eventRetentionSeconds, watchRetentionSeconds = 86_400 } = deps;
+  const retention = createRetention({ pool, logger, metrics, horizon: watching.horizon, eventRetentionSeconds, watchRetentionSeconds });
   return { grpc, health, purger, watching, retention, webhooks };
 }

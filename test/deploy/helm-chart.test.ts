@@ -58,7 +58,7 @@ describe.skipIf(!helmFound).each(renderedObjects)('rendered with %s', (_, object
   });
 
   it('labels every object (and pod template) with app.kubernetes.io/* and helm.sh/chart', () => {
-    const components = new Set(['ingest-gateway', 'registry-service', 'media-service', 'migrations', 'webhook-delivery']);
+    const components = new Set(['ingest-gateway', 'registry-service', 'media-service', 'migrations', 'webhook-delivery', 'monitoring']);
     for (const o of objects) {
       const sets = [o.metadata.labels ?? {}, ...(o.kind === 'Deployment' || o.kind === 'Job' ? [podLabelsOf(o)] : [])];
       for (const labels of sets) {

@@ -8,6 +8,7 @@ import { exampleEvent } from '../support/example.js';
 import { samples as images } from '../support/images.js';
 import { lintExposition, PROMTOOL, promtoolCheck } from '../support/metric-lint.js';
 import { hasFamily, scrape, valueOf, type Sample } from '../support/prometheus.js';
+import { openSse } from '../support/sse.js';
 import { tempDir } from '../support/servers.js';
 import { postJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 
@@ -43,10 +44,14 @@ beforeAll(async () => {
   const unauthorized = await postJson(url, exampleEvent());
   expect([first.status, second.status, refusedImage.status, missing.status, unauthorized.status]).toEqual([200, 200, 400, 400, 401]);
 
+  // One open event stream, counted by the gateway's stream gauge at the scrape.
+  const stream = await openSse(`${url}/stream`, AUTH);
+  expect(stream.status).toBe(200);
   for (const name of ['gateway', 'registry', 'media'] as const) {
     raw.push(await (await fetch(stack.metrics[name])).text());
     scraped[name] = await scrape(stack.metrics[name]);
   }
+  stream.close();
 });
 
 afterAll(async () => {
@@ -148,6 +153,19 @@ describe('media /metrics', () => {
 });
 
 describe('every service', () => {
+  it('says whether it is ready (the gateway /readyz, the others their gRPC health), and the registry whether its database answers', () => {
+    for (const [name, samples] of Object.entries(scraped)) expect(valueOf(samples, 'service_ready'), name).toBe(1);
+    expect(valueOf(scraped.registry, 'registry_database_up')).toBe(1);
+  });
+
+  it('exposes its write queue beside its bound, and the gateway its open event streams', () => {
+    expect(hasFamily(scraped.gateway, 'gateway_ingest_queue_events')).toBe(true);
+    expect(valueOf(scraped.gateway, 'gateway_ingest_queue_max_events')).toBe(10_000);
+    expect(hasFamily(scraped.registry, 'registry_write_queue_events')).toBe(true);
+    expect(valueOf(scraped.registry, 'registry_write_queue_max_events')).toBe(50_000);
+    expect(valueOf(scraped.gateway, 'gateway_event_streams')).toBe(1);
+  });
+
   it('exposes the default process metrics', () => {
     for (const [name, samples] of Object.entries(scraped)) {
       expect(hasFamily(samples, 'process_cpu_user_seconds_total'), name).toBe(true);

@@ -30,7 +30,10 @@ export interface RecordBatcherOptions {
 }
 
 /** Sends one event; resolves with the registry's answer for that event alone. */
-type RecordBatcher = (event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>;
+type RecordBatcher = ((event: registry.NewEvent, call: CallOptions) => Promise<registry.RecordEventResponse>) & {
+  /** Events waiting for a call (bounded by maxQueuedEvents). */
+  waiting(): number;
+};
 
 /** Sends one batch and resolves with the registry's answer (a message on a lane: registry.ts); its deadline is the sender's. */
 type SendBatch = (batch: registry.RecordEventsRequest) => Promise<registry.RecordEventsResponse>;
@@ -57,7 +60,7 @@ export function createRecordBatcher(send: SendBatch, options: RecordBatcherOptio
     onBatch: options.onBatch,
     timing: options.timing,
   });
-  return (event, call) => coalescer.submit({ event, requestId: call.requestId }, call.gone);
+  return Object.assign((event: registry.NewEvent, call: CallOptions) => coalescer.submit({ event, requestId: call.requestId }, call.gone), { waiting: coalescer.waiting });
 }
 
 function toItemResult(result: registry.RecordEventResult): ItemResult<registry.RecordEventResponse> {

@@ -48,7 +48,10 @@ interface RegistryClientOptions {
 }
 
 /** Creates the gateway's only registry client (one channel, reused by every request). */
-export function createRegistryClient(address: string, options: RegistryClientOptions): RegistryClient {
+export function createRegistryClient(address: string, options: RegistryClientOptions): RegistryClient & {
+  /** Events waiting for a RecordEvents batch (INGEST_QUEUE_MAX_EVENTS bounds them): the gateway_ingest_queue_events gauge. */
+  eventsWaiting(): number;
+} {
   const client = createGrpcClient(registry.RegistryServiceClient, address, {
     maxMessageBytes: REGISTRY_MAX_REQUEST_BYTES,
     maxReceiveMessageBytes: REGISTRY_MAX_MESSAGE_BYTES,
@@ -72,6 +75,7 @@ export function createRegistryClient(address: string, options: RegistryClientOpt
 
   return {
     ...createRegistryReads(client, options.deadlineMs, watchClient),
+    eventsWaiting: record.waiting,
     async recordEvent(input, call) {
       const response = await record(toNewEvent(input), call);
       return toRecordedEvent(required(response.event, 'RecordEvents', 'event'));

@@ -155,7 +155,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   batchRoutes(router, post, createBatchPost(post, { maxEvents: batchMaxEvents, maxBodyBytes, maxImageBytes, limitRate: deps.limitRate, registry: deps.registry, logger: deps.logger, metrics: deps.metrics }));
   // Before the single reads: "stream" must not be taken for an event id.
   const access = createAccessWatch({ bootstrap: deps.config.dynamicEventsToken !== undefined, tokens: deps.tokens?.source });
-  const caps = createStreamCaps(deps.config);
+  const caps = createStreamCaps(deps.config, (open) => deps.metrics.eventStreams.set(open));
   streamRoutes(router, base, { auth, registry: deps.registry, access, logger: deps.logger, draining, budget: deps.sseBudget, caps });
   listRoutes(router, base, { auth, registry: deps.registry });
   readRoutes(router, base, { auth, registry: deps.registry });
@@ -164,7 +164,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   if (consoleServed(deps)) consoleRoutes(router, base, { bundle: deps.console });
   if (deps.tokens) tokenAdminRoutes(router, base, { adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
   if (deps.webhooks) webhookAdminRoutes(router, base, { adminToken, webhooks: deps.webhooks, metrics: deps.metrics });
-  healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000 });
+  healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000, metricsRegistry: deps.metrics.registry });
   return router;
 }
 

@@ -32,8 +32,9 @@ const RETRY_AFTER_SECONDS = 5;
  * registry stream is opened; per token and per client address a refusal is the caller's (429), the
  * total the gateway's (503). Addresses count by host, IPv6 by its /64 (client-address.ts). Once a
  * burst of streams closed, their garbage is collected: an idle gateway gives the memory back.
+ * `observe` hears the open count after each change (the gateway_event_streams gauge).
  */
-export function createStreamCaps(limits: StreamCapLimits): StreamCaps {
+export function createStreamCaps(limits: StreamCapLimits, observe: (open: number) => void = () => undefined): StreamCaps {
   const byToken = new Map<string, number>();
   const byClient = new Map<string, number>();
   let total = 0;
@@ -52,6 +53,7 @@ export function createStreamCaps(limits: StreamCapLimits): StreamCaps {
     }
     total++;
     settled(total);
+    observe(total);
     if (token !== undefined) add(byToken, token.id, 1);
     if (client !== undefined) add(byClient, client, 1);
     let held = true;
@@ -60,6 +62,7 @@ export function createStreamCaps(limits: StreamCapLimits): StreamCaps {
       held = false;
       total--;
       settled(total);
+      observe(total);
       if (token !== undefined) add(byToken, token.id, -1);
       if (client !== undefined) add(byClient, client, -1);
     };

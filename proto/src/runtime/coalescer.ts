@@ -36,6 +36,8 @@ interface Coalescer<I, O> {
   submit(item: I, signal?: { readonly aborted: boolean }): Promise<O>;
   /** Items waiting plus items in batches not yet answered. */
   pending(): number;
+  /** Items waiting, not yet sent: what `maxQueuedItems` bounds. */
+  waiting(): number;
 }
 
 interface Waiting<I, O> {
@@ -137,5 +139,6 @@ export function createCoalescer<I, O>(options: CoalescerOptions<I, O>): Coalesce
       });
     },
     pending: () => queue.length + inFlightItems,
+    waiting: () => queue.length,
   };
 }

@@ -12,6 +12,8 @@ interface ServingHealth {
   /** Adds a service, in the current state. */
   add(service: string): void;
   set(serving: boolean): void;
+  /** The current state of the overall entry. */
+  serving(): boolean;
 }
 
 /** Starts NOT_SERVING (readiness comes once the service's dependencies answer); liveness is always SERVING. */
@@ -30,5 +32,6 @@ export function addServingHealth(server: Server): ServingHealth {
       serving = value;
       for (const name of names) health.setStatus(name, status());
     },
+    serving: () => serving,
   };
 }

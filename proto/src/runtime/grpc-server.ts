@@ -8,6 +8,7 @@ import { createStreamBudget, type StreamBudget } from './stream-budget.js';
 import { addServingHealth } from './grpc-health.js';
 import { createServerMetricsInterceptor } from './grpc-metrics.js';
 import { drainAndShutdown } from './grpc-shutdown.js';
+import { registerReadinessMetric } from './readiness-metric.js';
 import { DEFAULT_MAX_MESSAGE_BYTES } from '../contract/limits.js';
 import { widenServerWindows } from './http2-window.js';
 import { serviceNameOf } from '../contract/service-names.js';
@@ -22,7 +23,7 @@ interface GrpcServerOptions {
   maxMessageBytes?: number;
   /** Largest message sent, when replies may be larger than requests; defaults to maxMessageBytes. */
   maxSendMessageBytes?: number;
-  /** Where the grpc_server_* metrics (go-grpc-prometheus family) are registered; omitted: not measured. */
+  /** Where the grpc_server_* metrics (go-grpc-prometheus family) and service_ready are registered; omitted: not measured. */
   metricsRegistry?: Registry;
   /** Defaults to MAX_CONNECTION_AGE_MS; tests shorten it. */
   maxConnectionAgeMs?: number;
@@ -78,6 +79,7 @@ export function createGrpcServer(options: GrpcServerOptions): GrpcServer {
     ...(options.metricsRegistry ? { interceptors: [createServerMetricsInterceptor(options.metricsRegistry)] } : {}),
   });
   const health = addServingHealth(server);
+  if (options.metricsRegistry) registerReadinessMetric(options.metricsRegistry, health.serving);
   // Lanes (long-lived streams of request/response messages) end once the server stops taking calls.
   const closing = new AbortController();
   // One listener per open lane (as many as callers keep batches or images in flight): not a leak.

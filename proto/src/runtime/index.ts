@@ -27,6 +27,7 @@ export type { Logger } from './logger.js';
 export { collectAfterBursts } from './memory-return.js';
 export { createMetricsServer, listenHttp } from './metrics-server.js';
 export { pollUntil } from './poll.js';
+export { registerReadinessMetric } from './readiness-metric.js';
 export { MEDIA_PROTO, REGISTRY_PROTO, TOKENS_PROTO, WEBHOOKS_PROTO, addReflection } from './reflection.js';
 export { LogSafeError } from './safe-error.js';
 export { createStreamBudget } from './stream-budget.js';

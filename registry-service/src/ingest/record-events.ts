@@ -23,6 +23,12 @@ export interface EventRecorder {
   record(events: NewEvent[]): Promise<Array<ItemResult<RecordedEvent>>>;
 }
 
+/** The group commit: a recorder whose queue can be read (the registry_write_queue_events gauge). */
+interface GroupCommit extends EventRecorder {
+  /** Events waiting for a statement (bounded by maxQueuedEvents). */
+  waiting(): number;
+}
+
 /** Rough size of an event's data, enough to keep one statement's parameters bounded. */
 function sizeOf(event: NewEvent): number {
   let bytes = 256;
@@ -56,7 +62,7 @@ async function writeIsolated(write: WriteEvents, events: NewEvent[]): Promise<Ar
  * Group commit: events of concurrent calls (several gateways, other platform services) are merged
  * into shared statements, so each commit (one WAL flush) carries as many events as arrived meanwhile.
  */
-export function createEventRecorder(write: WriteEvents, options: RecorderOptions): EventRecorder {
+export function createEventRecorder(write: WriteEvents, options: RecorderOptions): GroupCommit {
   const coalescer = createCoalescer<NewEvent, RecordedEvent>({
     run: (events) => writeIsolated(write, events),
     maxInFlight: options.maxConcurrentWrites,
@@ -74,5 +80,6 @@ export function createEventRecorder(write: WriteEvents, options: RecorderOptions
       const settled = await Promise.allSettled(events.map((event) => coalescer.submit(event)));
       return settled.map((s) => (s.status === 'fulfilled' ? { ok: true, value: s.value } : { ok: false, error: s.reason as unknown }));
     },
+    waiting: coalescer.waiting,
   };
 }

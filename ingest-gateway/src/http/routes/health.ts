@@ -1,4 +1,6 @@
 import type { Router } from '@koa/router';
+import { registerReadinessMetric } from '@dynamic-events/proto/runtime';
+import type { Registry } from 'prom-client';
 import type { MediaClient } from '../../clients/media.js';
 import type { RegistryClient } from '../../clients/registry.js';
 import type { GatewayState } from '../context.js';
@@ -14,27 +16,35 @@ interface HealthRouteDeps {
   draining: AbortSignal;
   /** Deadline of each dependency's health check. */
   probeDeadlineMs: number;
+  /** Where service_ready goes: the same check as /readyz, run at each scrape. */
+  metricsRegistry: Registry;
+}
+
+/** What keeps the gateway from being ready ("shutting down", "registry", "media", "tokens not loaded"); empty: ready. */
+function createReadinessCheck(deps: HealthRouteDeps): () => Promise<string[]> {
+  const probe = (dependency: Pick<RegistryClient, 'isServing'>) => dependency.isServing(deps.probeDeadlineMs).catch(() => false);
+  return async () => {
+    if (deps.draining.aborted) return ['shutting down'];
+    const [registryUp, mediaUp] = await Promise.all([probe(deps.registry), probe(deps.media)]);
+    const tokensLoaded = deps.tokens === undefined || deps.tokens.current() !== undefined;
+    return [registryUp ? undefined : 'registry', mediaUp ? undefined : 'media', tokensLoaded ? undefined : 'tokens not loaded'].filter((name) => name !== undefined);
+  };
 }
 
 /** /healthz (process up) and /readyz (registry and media SERVING, tokens loaded, not draining); /metrics has its own port. */
 export function healthRoutes(router: Router<GatewayState>, deps: HealthRouteDeps): void {
+  const failing = createReadinessCheck(deps);
+  registerReadinessMetric(deps.metricsRegistry, async () => (await failing()).length === 0);
+
   router.get('/healthz', (ctx) => {
     ctx.body = { status: 'ok' };
   });
 
   router.get('/readyz', async (ctx) => {
-    if (deps.draining.aborted) {
+    const reasons = await failing();
+    if (reasons.length > 0) {
       ctx.status = 503;
-      ctx.body = { error: 'not ready: shutting down' };
-      return;
-    }
-    const probe = (dependency: Pick<RegistryClient, 'isServing'>) => dependency.isServing(deps.probeDeadlineMs).catch(() => false);
-    const [registryUp, mediaUp] = await Promise.all([probe(deps.registry), probe(deps.media)]);
-    const tokensLoaded = deps.tokens === undefined || deps.tokens.current() !== undefined;
-    const failing = [registryUp ? undefined : 'registry', mediaUp ? undefined : 'media', tokensLoaded ? undefined : 'tokens not loaded'].filter((name) => name !== undefined);
-    if (failing.length > 0) {
-      ctx.status = 503;
-      ctx.body = { error: `not ready: ${failing.join(', ')}` };
+      ctx.body = { error: `not ready: ${reasons.join(', ')}` };
       return;
     }
     ctx.body = { status: 'ready' };
