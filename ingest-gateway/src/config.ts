@@ -91,7 +91,7 @@ const MIB = 1024 * 1024;
 /** console/dist beside this file's folder: src/ under vitest, dist/ once compiled, the same in the image. */
 const CONSOLE_DIR = fileURLToPath(new URL('../console/dist', import.meta.url));
 
-/** Every variable the gateway reads, in the order the README lists them. */
+/** Every variable the gateway reads, in the order the configuration table lists them. */
 export const GATEWAY_ENV = defineEnv(
   {
     PORT,
@@ -106,7 +106,7 @@ export const GATEWAY_ENV = defineEnv(
       hint: 'must be at least 32 visible ASCII characters (no spaces)',
       defaultText: 'unset',
       description:
-        'Credential of the token admin API and the settings console (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`), also taken by the read routes as a reader of everything. Unset: the API and the console answer 404. See [Tokens](#tokens).',
+        'Credential of the token admin API and the settings console (`Authorization: Bearer <ADMIN_TOKEN>` on `…/dh/settings/dynamic-events/…`), also taken by the read routes as a reader of everything. Unset: the API and the console answer 404. See [Tokens](../README.md#tokens).',
     }),
     REGISTRY_INTERNAL_TOKEN: required(REGISTRY_INTERNAL_TOKEN, 'the credential the registry\'s TokenService requires; npm start generates one'),
     TOKEN_SYNC_INTERVAL_MS: integer({
@@ -165,7 +165,7 @@ export const GATEWAY_ENV = defineEnv(
       minimum: 1,
       maximum: 100_000,
       default: 1000,
-      description: 'Event streams (`…/dynamic-events/stream`) open at once on this gateway; beyond it a stream gets 503 with `Retry-After`. Sized to the chart\'s memory limits: see [Limits](#limits).',
+      description: 'Event streams (`…/dynamic-events/stream`) open at once on this gateway; beyond it a stream gets 503 with `Retry-After`. Sized to the chart\'s memory limits: see [Limits](../ingest-gateway/README.md#limits).',
     }),
     MAX_STREAMS_PER_TOKEN: integer({ minimum: 1, maximum: 100_000, default: 200, description: 'Event streams one token may hold open on this gateway; beyond it 429 with `Retry-After`.' }),
     MAX_STREAMS_PER_CLIENT: integer({

@@ -46,7 +46,7 @@ function parsesAsUrl(value: string): boolean {
   return URL.canParse(value);
 }
 
-/** Every variable the media service reads, in the order the README lists them. */
+/** Every variable the media service reads, in the order the configuration table lists them. */
 export const MEDIA_ENV = defineEnv({
   MAX_IMAGE_PIXELS: integer({
     minimum: 1,

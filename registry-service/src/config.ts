@@ -84,7 +84,7 @@ const DURATIONS = '^[1-9][0-9]{0,8}[smhd](,[1-9][0-9]{0,8}[smhd]){0,49}$';
 /** 32 bytes in base64 (44 characters with its padding). */
 const KEY_BASE64 = '^[A-Za-z0-9+/]{43}=$';
 
-/** Every variable the registry reads, in the order the README lists them. */
+/** Every variable the registry reads, in the order the configuration table lists them. */
 export const REGISTRY_ENV = defineEnv({
   DATABASE_URL: required(DATABASE_URL, 'a postgres:// URL; npm start provides an embedded Postgres'),
   DATABASE_POOL_SIZE: integer({ minimum: 1, maximum: 1000, default: 10, description: 'Connections per registry instance.' }),
@@ -126,7 +126,7 @@ export const REGISTRY_ENV = defineEnv({
   EVENT_RETENTION: text({
     ...DURATION,
     defaultText: 'unset',
-    description: 'Events older than this (`30d`, `12h`, `90m`, `3600s`) are deleted in the background; unset keeps everything. See [Retention](#retention).',
+    description: 'Events older than this (`30d`, `12h`, `90m`, `3600s`) are deleted in the background; unset keeps everything. See [Retention](../README.md#retention).',
   }),
   WATCH_RETENTION: text({
     ...DURATION,
@@ -139,7 +139,7 @@ export const REGISTRY_ENV = defineEnv({
     maximum: 100_000,
     default: 4000,
     description:
-      '`Watch` streams (each gateway\'s event streams: one per filter, and one per client reading history) this registry serves at once; beyond it a `Watch` ends with `UNAVAILABLE` and the gateway answers the stream 503 with `Retry-After`. Sized to the chart\'s memory limit: see [Limits](#limits).',
+      '`Watch` streams (each gateway\'s event streams: one per filter, and one per client reading history) this registry serves at once; beyond it a `Watch` ends with `UNAVAILABLE` and the gateway answers the stream 503 with `Retry-After`. Sized to the chart\'s memory limit: see [Limits](../ingest-gateway/README.md#limits).',
   }),
   OCCURRED_AT_MAX_SKEW,
   COUNTS_INTERVAL_MS: integer({
@@ -155,7 +155,7 @@ export const REGISTRY_ENV = defineEnv({
     hint: 'must be 32 bytes in base64 (44 characters, e.g. `openssl rand -base64 32`)',
     defaultText: 'unset (`npm start`: one per `DATA_DIR`)',
     description:
-      'Seals the webhooks\' signing secrets (AES-256-GCM) so the database alone holds none; without it webhooks cannot be created. Keep it with the database\'s backups: a database restored without its key cannot sign. See [Webhooks](#webhooks).',
+      'Seals the webhooks\' signing secrets (AES-256-GCM) so the database alone holds none; without it webhooks cannot be created. Keep it with the database\'s backups: a database restored without its key cannot sign. See [Webhooks](../README.md#webhooks).',
   }),
   WEBHOOK_TIMEOUT_MS: integer({ minimum: 1000, maximum: 120_000, default: 15_000, description: 'A receiver must answer 2xx within this long (connection to answer), else the attempt failed.' }),
   WEBHOOK_RETRY_SCHEDULE: text({

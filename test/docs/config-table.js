@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Writes the README's configuration table from the env schemas of the three services and the
- * launcher (`npm run docs:config`); with --check [file], exits 1 when the README (or `file`)
- * differs: npm test runs that through test/docs/config-table.test.ts. Reads the built code.
+ * Writes the configuration table of deploy/README.md from the env schemas of the three services
+ * and the launcher (`npm run docs:config`); with --check [file], exits 1 when deploy/README.md (or
+ * `file`) differs: npm test runs that through test/docs/config-table.test.ts. Reads the built code.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { renderEnvTable } from '@dynamic-events/proto/runtime';
@@ -11,15 +11,15 @@ import { GATEWAY_ENV } from '@dynamic-events/ingest-gateway/config';
 import { MEDIA_ENV } from '@dynamic-events/media-service/config';
 import { REGISTRY_ENV } from '@dynamic-events/registry-service/config';
 
-const README = new URL('../../README.md', import.meta.url).pathname;
+const README = new URL('../../deploy/README.md', import.meta.url).pathname;
 const START = '<!-- config-table: generated from the env schemas by `npm run docs:config`; a test keeps it current -->';
 const END = '<!-- /config-table -->';
 
-/** The README with its configuration table regenerated. */
+/** deploy/README.md with its configuration table regenerated. */
 export function withCurrentTable(readme) {
   const start = readme.indexOf(START);
   const end = readme.indexOf(END);
-  if (start < 0 || end < start) throw new Error(`README.md lacks the markers ${START} … ${END}`);
+  if (start < 0 || end < start) throw new Error(`deploy/README.md lacks the markers ${START} … ${END}`);
   const table = renderEnvTable([
     { label: 'gateway', vars: GATEWAY_ENV.vars },
     { label: 'registry', vars: REGISTRY_ENV.vars },

@@ -4,7 +4,8 @@
  * ports and DATA_DIR, PUBLIC_BASE_URL left to its default) with an ADMIN_TOKEN. The shell gets only
  * what the README tells the reader to have: PORT and DATA_DIR (the stack's) and ADMIN_TOKEN exported, curl and
  * node on PATH. A block that exits non-zero fails the test, and so does an output that differs
- * from the ```json / ```text block the README shows after it. ```shell and ```shell-k8s blocks are
+ * from the ```json / ```text block the README shows after it. The sh blocks of the package READMEs
+ * in EXAMPLE_FILES run after the manual's, in the same shell. ```shell and ```shell-k8s blocks are
  * not run (see test/support/readme-blocks.ts).
  */
 import { spawn } from 'node:child_process';
@@ -12,11 +13,12 @@ import { randomBytes } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outputMismatch, readmeExamples, scriptOf, type Example } from '../support/readme-blocks.js';
+import { EXAMPLE_FILES, outputMismatch, readmeExamples, scriptOf, type Example } from '../support/readme-blocks.js';
 import { tempDir } from '../support/servers.js';
 import { REPO_ROOT, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 
-const readme = readFileSync(`${REPO_ROOT}README.md`, 'utf8');
+/** Every example of README.md, then those of the package READMEs that go on from it. */
+const allExamples = (): Example[] => EXAMPLE_FILES.flatMap((file) => readmeExamples(readFileSync(`${REPO_ROOT}${file}`, 'utf8'), file));
 const ADMIN_TOKEN = randomBytes(32).toString('hex');
 const RUN_TIMEOUT_MS = 150_000;
 
@@ -53,11 +55,11 @@ async function runExamples(examples: Example[], port: number, dataDir: string): 
   }
 }
 
-/** README line and reason of every example whose output differs from what the README shows. */
+/** File, line and reason of every example whose output differs from what its file shows. */
 function mismatches(examples: Example[], run: Run): string[] {
   return examples.flatMap((example, n) => {
     const why = example.expected && outputMismatch(example.expected, run.outputs[n] ?? '');
-    return why ? [`README line ${example.line}: ${why}`] : [];
+    return why ? [`${example.file} line ${example.line}: ${why}`] : [];
   });
 }
 
@@ -74,13 +76,14 @@ describe('README examples', () => {
   });
 
   it('has runnable examples, several with the answer they give', () => {
-    const examples = readmeExamples(readme);
+    const examples = allExamples();
     expect(examples.length).toBeGreaterThanOrEqual(10);
+    expect(new Set(examples.map((e) => e.file))).toEqual(new Set(EXAMPLE_FILES));
     expect(examples.filter((e) => e.expected).length).toBeGreaterThanOrEqual(8);
   });
 
   it('runs every sh block in order: each exits 0 and prints what the README shows', { timeout: RUN_TIMEOUT_MS + 10_000 }, async () => {
-    const examples = readmeExamples(readme);
+    const examples = allExamples();
     const run = await runExamples(examples, stack.port, dir.path);
     expect(run.code, run.log).toBe(0);
     expect(mismatches(examples, run)).toEqual([]);
@@ -90,7 +93,7 @@ describe('README examples', () => {
     const notFound = readmeExamples('```sh\ncurl -fsS "http://localhost:$PORT/api/platform/dh/devices/no-such-device"\necho unreachable\n```\n');
     const failed = await runExamples(notFound, stack.port, dir.path);
     expect(failed.code).not.toBe(0);
-    expect(failed.log).toMatch(/README example at line 1 failed/);
+    expect(failed.log).toMatch(/README example at README\.md line 1 failed/);
     expect(failed.log).not.toMatch(/unreachable/);
 
     const other = readmeExamples(
@@ -99,7 +102,7 @@ describe('README examples', () => {
     );
     const answered = await runExamples(other, stack.port, dir.path);
     expect(answered.code, answered.log).toBe(0);
-    expect(mismatches(other, answered)).toEqual([`README line 1: $.status: expected "down", got "ok"`]);
+    expect(mismatches(other, answered)).toEqual([`README.md line 1: $.status: expected "down", got "ok"`]);
   });
 
   it('compares a ```terminal output with stdout and stderr as written, a ```text one with stdout alone', async () => {

@@ -2,7 +2,9 @@
  * The README's runnable examples: every ```sh block, in order, as one bash script, each with the
  * expected output that may follow it (a ```json or ```text block right after it: what it prints
  * on stdout; a ```terminal block: what the reader's terminal shows, stdout and stderr in the order
- * written, such as curl's `curl: (28) …` line when --max-time ends a stream). ```shell and
+ * written, such as curl's `curl: (28) …` line when --max-time ends a stream). The package
+ * READMEs in EXAMPLE_FILES after README.md go on in the same shell, where the manual left it
+ * (`$API`, `$EVENT`, `$ADMIN`, `$IMAGE_URL` set). ```shell and
  * ```shell-k8s blocks are for the reader only (they start the stack, or need helm, kubectl, docker
  * or grpcurl) and are never run. In an expected output, `…` stands for anything.
  */
@@ -11,8 +13,13 @@
 export const RUN_FENCE = 'sh';
 export const OUTPUT_FENCES = ['json', 'text', 'terminal'] as const;
 
+/** The Markdown files whose ```sh blocks are run, in this order, from the repository root. */
+export const EXAMPLE_FILES = ['README.md', 'ingest-gateway/README.md', 'registry-service/README.md'] as const;
+
 export interface Example {
-  /** 1-based line of the block's opening fence in the README. */
+  /** The file it is in, from the repository root. */
+  file: string;
+  /** 1-based line of the block's opening fence in that file. */
   line: number;
   code: string;
   expected?: { kind: (typeof OUTPUT_FENCES)[number]; text: string };
@@ -43,28 +50,28 @@ function fences(markdown: string): Fence[] {
   return out;
 }
 
-/** The README's ```sh blocks in order, each with the output block that follows it, if any. */
-export function readmeExamples(markdown: string): Example[] {
+/** The ```sh blocks of `markdown` (the text of `file`) in order, each with the output block that follows it, if any. */
+export function readmeExamples(markdown: string, file = 'README.md'): Example[] {
   const all = fences(markdown);
   return all.flatMap((fence, i) => {
     if (fence.lang !== RUN_FENCE) return [];
     const next = all[i + 1];
     const kind = OUTPUT_FENCES.find((k) => k === next?.lang);
-    return [{ line: fence.line, code: fence.body, expected: kind && next?.adjacent ? { kind, text: next.body } : undefined }];
+    return [{ file, line: fence.line, code: fence.body, expected: kind && next?.adjacent ? { kind, text: next.body } : undefined }];
   });
 }
 
 /**
  * One bash script running every example in order in one shell (variables carry over, as for a
  * reader pasting them into one terminal), each example's stdout also written to `$OUT_DIR/<n>`.
- * A failing command ends the script and names the README line of its block.
+ * A failing command ends the script and names the file and line of its block.
  */
 export function scriptOf(examples: Example[]): string {
   const parts = examples.map((example, n) => {
     const stderr = example.expected?.kind === 'terminal' ? ' 2>&1' : '';
-    return `README_LINE=${example.line}\n{\n${example.code}\n} > "$OUT_DIR/${n}"${stderr}\ncat "$OUT_DIR/${n}"`;
+    return `EXAMPLE_AT='${example.file} line ${example.line}'\n{\n${example.code}\n} > "$OUT_DIR/${n}"${stderr}\ncat "$OUT_DIR/${n}"`;
   });
-  return ['set -euo pipefail', `trap 'echo "README example at line $README_LINE failed (exit $?)" >&2' ERR`, ...parts, ''].join('\n');
+  return ['set -euo pipefail', `trap 'echo "README example at $EXAMPLE_AT failed (exit $?)" >&2' ERR`, ...parts, ''].join('\n');
 }
 
 /** `…` in an expected string: anything (within the line, for text). */

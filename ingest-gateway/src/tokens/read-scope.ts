@@ -2,7 +2,7 @@ import { AppError, domainAllowed } from '@dynamic-events/proto';
 import type { TokenCredential } from './token-model.js';
 
 /**
- * What a token may read (README, Tokens: "What a token may read"). A token whose policy lists
+ * What a token may read (registry-service/README.md, "What a token may read"). A token whose policy lists
  * `domains` reads events, objects and event types of those domains only, and the devices it
  * created (a device has no domain of its own). Its lists and stream run with its patterns as the
  * registry's `domain_patterns` filter, so nothing else reaches the answer, page tokens included

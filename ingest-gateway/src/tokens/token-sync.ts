@@ -52,8 +52,8 @@ function oneAtATime(run: () => Promise<void>): () => Promise<void> {
 /**
  * Polls SyncTokens every `intervalMs`: the registry answers "unchanged" in one cheap query unless a
  * token or the settings changed, so revocation reaches every replica within one interval plus a
- * call (README, Tokens: ≤ 5 s is the promise, 1 s the default interval). While the registry is
- * unreachable the last state stays in force (and nothing can be recorded meanwhile anyway); the
+ * call (registry-service/README.md, "How gateways check tokens": ≤ 5 s is the promise, 1 s the
+ * default interval). While the registry is unreachable the last state stays in force (and nothing can be recorded meanwhile anyway); the
  * snapshot-age gauge shows how stale it is. Uses are batched into the next sync. An admin change
  * served by this gateway calls refresh(), so it is in force here before the change is answered. One
  * sync at a time: an older answer can never replace a newer one.

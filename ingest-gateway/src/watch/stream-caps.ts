@@ -27,7 +27,7 @@ const RETRY_AFTER_SECONDS = 5;
 
 /**
  * The one owner of how many event streams are open. Each open stream holds about 55 KB in the
- * gateway and, for a filter of its own, about 30 KB in the registry (README, Limits): the caps keep
+ * gateway and, for a filter of its own, about 30 KB in the registry (ingest-gateway/README.md, Limits): the caps keep
  * both under their chart memory limits whatever one client or token opens. Checked before any
  * registry stream is opened; per token and per client address a refusal is the caller's (429), the
  * total the gateway's (503). Addresses count by host, IPv6 by its /64 (client-address.ts). Once a

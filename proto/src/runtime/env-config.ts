@@ -3,7 +3,7 @@ import { LogSafeError } from './safe-error.js';
 
 /**
  * The one way every program here reads its environment: a schema of variables (ajv, with coercion
- * and defaults), each with the description the README's configuration table is generated from.
+ * and defaults), each with the description the configuration table (deploy/README.md) is generated from.
  * Values are trimmed and empty ones count as unset. A bad environment fails with one error naming
  * every bad variable and why, never a value (it may be a secret).
  */
@@ -18,9 +18,9 @@ export type Environment = Readonly<Record<string, string | undefined>>;
 export interface EnvVar<T, Present extends boolean = boolean> {
   /** JSON Schema of the value (type, bounds, pattern, enum, default): what ajv checks and coerces. */
   readonly schema: Readonly<Record<string, unknown>>;
-  /** One paragraph for operators: the README's Meaning column. */
+  /** One paragraph for operators: the configuration table's Meaning column. */
   readonly description: string;
-  /** The README's Default column when the default is not a constant (e.g. `http://localhost:{PORT}`). */
+  /** The configuration table's Default column when the default is not a constant (e.g. `http://localhost:{PORT}`). */
   readonly defaultText?: string;
   /** Why a value is refused, for pattern and check failures (the value is never shown). */
   readonly hint?: string;

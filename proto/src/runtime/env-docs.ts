@@ -1,6 +1,6 @@
 import type { EnvVar, EnvVars } from './env-config.js';
 
-/** A program that reads the environment, as the README's configuration table names it. */
+/** A program that reads the environment, as the configuration table (deploy/README.md) names it. */
 interface EnvProgram {
   /** "gateway", "registry", "media", or the launcher's label. */
   label: string;
@@ -33,7 +33,7 @@ function defaultCell(services: Array<[EnvProgram, AnyVar]>, launcher: AnyVar | u
 }
 
 /**
- * The README's configuration table, generated from the programs' schemas so that every variable
+ * The configuration table of deploy/README.md, generated from the programs' schemas so that every variable
  * is documented once, with the default the code applies. A variable shared by several services
  * must carry one description (define it once, in env-vars.ts): a difference throws.
  */

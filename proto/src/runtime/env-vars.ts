@@ -131,7 +131,7 @@ export const DYNAMIC_EVENTS_TOKEN = text({
   hint: 'must contain only visible ASCII characters (no spaces)',
   defaultText: 'unset',
   description:
-    'Bootstrap token: requests need `Authorization: Bearer <token>` when it is set or once a token was created (see [Tokens](#tokens)). Set it on the registry too, so that ListTokens shows it.',
+    'Bootstrap token: requests need `Authorization: Bearer <token>` when it is set or once a token was created (see [Tokens](../README.md#tokens)). Set it on the registry too, so that ListTokens shows it.',
 });
 
 /**
@@ -144,7 +144,7 @@ export const REGISTRY_INTERNAL_TOKEN = text({
   pattern: '^[\\x21-\\x7E]{32,}$',
   hint: 'must be at least 32 visible ASCII characters (no spaces)',
   description:
-    'Credential the gateways and the operator CLI present to the registry\'s `TokenService` (`authorization: Bearer …` gRPC metadata); the registry refuses every `TokenService` call without it (`UNAUTHENTICATED`). The same value on the registry and every gateway (`--migrate-only` runs without it). `npm start` generates one per stack when unset. See [Tokens](#tokens).',
+    'Credential the gateways and the operator CLI present to the registry\'s `TokenService` (`authorization: Bearer …` gRPC metadata); the registry refuses every `TokenService` call without it (`UNAUTHENTICATED`). The same value on the registry and every gateway (`--migrate-only` runs without it). `npm start` generates one per stack when unset. See [Tokens](../README.md#tokens).',
 });
 
 /** Redis: the registry's creation locks and the gateways' shared token rate limits. */
@@ -153,7 +153,7 @@ export const REDIS_URL = text({
   hint: 'must be a redis:// or rediss:// URL',
   defaultText: 'unset',
   description:
-    'Redis for the registry\'s creation locks and the gateways\' token rate limits. Unset: an in-process lock (fine for one registry instance) and per-gateway rate limits (exact with one gateway; see [Rate limits](#rate-limits)).',
+    'Redis for the registry\'s creation locks and the gateways\' token rate limits. Unset: an in-process lock (fine for one registry instance) and per-gateway rate limits (exact with one gateway; see [Rate limits](../ingest-gateway/README.md#rate-limits)).',
 });
 
 /** How far ahead of the receiving service's clock an event's occurred_at may lie (gateway and registry refuse it alike). */
