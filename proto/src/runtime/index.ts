@@ -22,6 +22,8 @@ export type { GrpcServer } from './grpc-server.js';
 export { createHealthChecker, waitUntilServing } from './health-client.js';
 export { giveBuffersHeadroom } from './heap-headroom.js';
 export { onShutdownSignal, runMain } from './lifecycle.js';
+export { createLimiter } from './in-flight.js';
+export type { Limiter, Release } from './in-flight.js';
 export { createLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { collectAfterBursts } from './memory-return.js';
