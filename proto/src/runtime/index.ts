@@ -33,3 +33,6 @@ export { MEDIA_PROTO, REGISTRY_PROTO, TOKENS_PROTO, WEBHOOKS_PROTO, addReflectio
 export { LogSafeError } from './safe-error.js';
 export { createStreamBudget } from './stream-budget.js';
 export type { StreamBudget, StreamShare } from './stream-budget.js';
+export { holdUntilTaken, roomFor } from './stream-room.js';
+export type { Room, StreamEnd } from './stream-room.js';
+export { untilDrained } from './until-drained.js';
