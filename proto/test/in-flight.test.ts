@@ -94,6 +94,9 @@ describe('a limiter', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 
+});
+
+describe('a limiter, when its callers leave', () => {
   it('answers a grant after the turn: a caller that left in that turn gets nothing, and the unit goes to the next', async () => {
     const limiter = createLimiter({ limit: 1 });
     const first = limiter.tryAcquire()!;
@@ -111,6 +114,9 @@ describe('a limiter', () => {
     expect(limiter.held).toBe(0);
   });
 
+});
+
+describe('a limiter without a bound, and at random', () => {
   it('without a limit counts its holders, and tells each change of the count', () => {
     const counts: number[] = [];
     const limiter = createLimiter({ onChange: (held) => counts.push(held) });

@@ -2,7 +2,7 @@
 export type Release = () => void;
 
 /** How one caller waits for a unit. */
-export interface AcquireOptions {
+interface AcquireOptions {
   /** Aborted: the wait ends with undefined (its caller left), and nothing is taken for it. */
   signal?: AbortSignal;
   /** The wait ends with undefined after this long; omitted: it waits as long as its caller stays. */
@@ -39,6 +39,48 @@ interface LimiterOptions {
 interface Waiter {
   key: unknown;
   grant(): void;
+}
+
+/**
+ * A caller's wait for a unit: `waiter.grant` takes it for the caller, `forget` drops the waiter
+ * when the caller leaves or its time passes first.
+ */
+function waitInTurn(key: unknown, take: () => Release, forget: (waiter: Waiter) => void, signal: AbortSignal | undefined, timeoutMs: number | undefined): { waiter: Waiter; answer: Promise<Release | undefined> } {
+  let waiter!: Waiter;
+  const answer = new Promise<Release | undefined>((resolve) => {
+    const done = (release: Release | undefined) => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', leave);
+      resolve(release);
+    };
+    // Granted when another caller let its unit go, often because its client left: clients
+    // leaving together (a storm closing) end one after another within one turn of the event
+    // loop, so the turn ends first, and a caller whose client left meanwhile takes nothing.
+    let granted = false;
+    waiter = {
+      key,
+      grant: () => {
+        granted = true;
+        const release = take();
+        setImmediate(() => {
+          if (!signal?.aborted) return done(release);
+          release();
+          done(undefined);
+        });
+      },
+    };
+    const leave = () => {
+      if (granted) return; // the grant answers, giving the unit back if the caller left
+      forget(waiter);
+      done(undefined);
+    };
+    // A timer of its own, not AbortSignal.timeout() under AbortSignal.any(): Node 20 holds such
+    // a timeout signal only weakly, and a collection before it fires would let the wait outlive
+    // its limit for good (nodejs/node#57736).
+    const timer = timeoutMs === undefined ? undefined : setTimeout(leave, Math.max(timeoutMs, 0));
+    signal?.addEventListener('abort', leave, { once: true });
+  });
+  return { waiter, answer };
 }
 
 /**
@@ -79,6 +121,11 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     }
   }
 
+  const forget = (waiter: Waiter) => {
+    const at = waiting.indexOf(waiter);
+    if (at >= 0) waiting.splice(at, 1);
+  };
+
   // Waiters exist only while every unit is held (a release grants them first), so a free unit is free to take.
   const free = (key: unknown) => holders.has(key) || holders.size < limit;
 
@@ -95,41 +142,9 @@ export function createLimiter(options: LimiterOptions = {}): Limiter {
     acquire({ signal, timeoutMs, key = Symbol('unit') } = {}) {
       if (signal?.aborted) return Promise.resolve(undefined);
       if (free(key)) return Promise.resolve(take(key));
-      return new Promise((resolve) => {
-        const done = (release: Release | undefined) => {
-          clearTimeout(timer);
-          signal?.removeEventListener('abort', leave);
-          resolve(release);
-        };
-        // Granted when another caller let its unit go, often because its client left: clients
-        // leaving together (a storm closing) end one after another within one turn of the event
-        // loop, so the turn ends first, and a caller whose client left meanwhile takes nothing.
-        let granted = false;
-        const waiter: Waiter = {
-          key,
-          grant: () => {
-            granted = true;
-            const release = take(key);
-            setImmediate(() => {
-              if (!signal?.aborted) return done(release);
-              release();
-              done(undefined);
-            });
-          },
-        };
-        const leave = () => {
-          if (granted) return; // the grant answers, giving the unit back if the caller left
-          const at = waiting.indexOf(waiter);
-          if (at >= 0) waiting.splice(at, 1);
-          done(undefined);
-        };
-        // A timer of its own, not AbortSignal.timeout() under AbortSignal.any(): Node 20 holds such
-        // a timeout signal only weakly, and a collection before it fires would let the wait outlive
-        // its limit for good (nodejs/node#57736).
-        const timer = timeoutMs === undefined ? undefined : setTimeout(leave, Math.max(timeoutMs, 0));
-        signal?.addEventListener('abort', leave, { once: true });
-        waiting.push(waiter);
-      });
+      const { waiter, answer } = waitInTurn(key, () => take(key), forget, signal, timeoutMs);
+      waiting.push(waiter);
+      return answer;
     },
   };
 }

@@ -34,5 +34,5 @@ export { LogSafeError } from './safe-error.js';
 export { createStreamBudget } from './stream-budget.js';
 export type { StreamBudget, StreamShare } from './stream-budget.js';
 export { holdUntilTaken, roomFor } from './stream-room.js';
-export type { Room, StreamEnd } from './stream-room.js';
+export type { Room } from './stream-room.js';
 export { untilDrained } from './until-drained.js';
