@@ -29,7 +29,7 @@ describe('a batch against policy.rate', () => {
     expect(response.status).toBe(200);
     expect(response.headers.get('retry-after')).toBe('2');
     const json = (await response.json()) as { results: Array<{ status: number; error?: string }>; recorded: number; refused: number };
-    const limited = { status: 429, error: "token 'vendor-x' is over its rate of 0.5 events per second (burst 3)" };
+    const limited = { status: 429, error: "token 'vendor-x' is over its rate of 0.5 events per second (burst 3)", rule: 'token-rate' };
     expect(json.results.map((r) => r.status)).toEqual([200, 200, 200, 429, 429]);
     expect(json.results.slice(3)).toEqual([limited, limited]);
     expect([json.recorded, json.refused]).toEqual([3, 2]);

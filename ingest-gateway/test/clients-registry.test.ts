@@ -49,6 +49,7 @@ describe('registry client', () => {
       createdAt: '2025-11-21T08:20:04.123456000Z',
       updatedAt: '2025-11-21T08:20:05.000000007Z',
       createdByTokenId: null,
+      lastSeenAt: null,
     });
     expect(await registryClient.getObject('acme.camera.channel-1', call)).toMatchObject({ id: 'acme.camera.channel-1', objectId: 'channel-1', objectDomain: 'acme.camera', deviceName: 'camera-01' });
     expect(await registryClient.getEventType('acme.camera', 'motion', call)).toMatchObject({ domain: 'acme.camera', eventType: 'motion', displayDescription: 'Moved' });

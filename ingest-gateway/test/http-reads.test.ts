@@ -18,7 +18,7 @@ describe('read endpoints', () => {
     expect(await get(`/dynamic-events/${String(created.id)}`)).toEqual({ status: 200, json: created });
     expect(await get('/devices/camera-01')).toEqual({
       status: 200,
-      json: { device_name: 'camera-01', kind: 'generic', created_at: CREATED_AT, updated_at: CREATED_AT, created_by_token_id: null },
+      json: { device_name: 'camera-01', kind: 'generic', created_at: CREATED_AT, updated_at: CREATED_AT, created_by_token_id: null, last_seen_at: null },
     });
     expect(await get('/objects/acme.camera.motion.channel-1')).toEqual({
       status: 200,
@@ -32,6 +32,7 @@ describe('read endpoints', () => {
         created_at: CREATED_AT,
         updated_at: CREATED_AT,
         created_by_token_id: null,
+        last_seen_at: null,
       },
     });
     expect(await get('/event-types/acme.camera.motion/motion')).toEqual({

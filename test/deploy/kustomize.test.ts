@@ -29,7 +29,7 @@ const SERVICES = {
   'ingest-gateway': {
     deployment: `${RELEASE}-gateway`,
     env: [...COMMON, 'PORT', 'HOST', 'PLATFORM_SEGMENT', 'PUBLIC_BASE_URL', 'DYNAMIC_EVENTS_TOKEN', 'ADMIN_TOKEN', 'REGISTRY_INTERNAL_TOKEN', 'TOKEN_SYNC_INTERVAL_MS', 'REDIS_URL', 'REGISTRY_ADDR', 'MEDIA_ADDR',
-      'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'MAX_STREAMS_PER_CLIENT', 'ALLOWED_HOSTS'],
+      'MAX_BODY_BYTES', 'MAX_IMAGE_BYTES', 'GRPC_DEADLINE_MS', 'HTTP_KEEP_ALIVE_TIMEOUT_MS', 'MAX_STREAMS_PER_CLIENT', 'ALLOWED_HOSTS', 'BATCH_MAX_EVENTS', 'OCCURRED_AT_MAX_SKEW'],
     ports: { http: 8080, metrics: 9464 },
     loadConfig: gatewayConfig as (env: Record<string, string>) => object,
     schema: GATEWAY_ENV,
@@ -37,7 +37,7 @@ const SERVICES = {
   'registry-service': {
     deployment: `${RELEASE}-registry`,
     env: [...COMMON, 'GRPC_HOST', 'REGISTRY_GRPC_PORT', 'DATABASE_URL', 'DATABASE_POOL_SIZE', 'REDIS_URL', 'LOCK_TTL_MS', 'LOCK_WAIT_MS', 'MIGRATIONS', 'IDEMPOTENCY_KEY_TTL_SECONDS', 'EVENT_RETENTION', 'WATCH_RETENTION', 'DYNAMIC_EVENTS_TOKEN', 'REGISTRY_INTERNAL_TOKEN',
-      'WEBHOOK_SECRET_KEY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_DISABLE_AFTER', 'WEBHOOK_ALLOWED_NETWORKS', 'WEBHOOK_MAX_IN_FLIGHT'],
+      'WEBHOOK_SECRET_KEY', 'WEBHOOK_TIMEOUT_MS', 'WEBHOOK_RETRY_SCHEDULE', 'WEBHOOK_DISABLE_AFTER', 'WEBHOOK_ALLOWED_NETWORKS', 'WEBHOOK_MAX_IN_FLIGHT', 'OCCURRED_AT_MAX_SKEW', 'WEBHOOK_DELIVERY'],
     ports: { grpc: 50051, metrics: 9465 },
     loadConfig: registryConfig as (env: Record<string, string>) => object,
     schema: REGISTRY_ENV,
@@ -145,8 +145,12 @@ describe.skipIf(!kubectl || !helmFound)('deploy/overlays/dev with the chart (hel
     expect(policies.map((p) => p.metadata.name).sort()).toEqual(Object.values(SERVICES).map((s) => s.deployment).sort());
     for (const policy of policies) {
       type Rule = { from?: Array<{ podSelector?: { matchLabels?: Record<string, string> }; namespaceSelector?: object }>; ports?: Array<{ port: string | number }> };
-      const spec = policy.spec as { podSelector: { matchLabels: Record<string, string> }; ingress: Rule[] };
-      const pod = podSpecs(objects).find((p) => selects(spec.podSelector.matchLabels, p.labels));
+      type Selector = { matchLabels: Record<string, string>; matchExpressions?: Array<{ key: string; operator: string; values: string[] }> };
+      const spec = policy.spec as { podSelector: Selector; ingress: Rule[] };
+      // A label selector as the API server reads it: its labels, and its expressions (the chart uses In).
+      const chosen = (labels: Record<string, string>) =>
+        selects(spec.podSelector.matchLabels, labels) && (spec.podSelector.matchExpressions ?? []).every((e) => e.operator === 'In' && e.values.includes(labels[e.key] ?? ''));
+      const pod = podSpecs(objects).find((p) => chosen(p.labels));
       expect(pod, `NetworkPolicy ${policy.metadata.name} selects no pod`).toBeDefined();
       for (const rule of spec.ingress) {
         // Peers in other namespaces (ingress controller, Prometheus) are the cluster's, not ours.

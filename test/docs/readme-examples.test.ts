@@ -110,6 +110,6 @@ describe('README examples', () => {
     const shown = readmeExamples(`${block}\`\`\`terminal\nout\ncurl: (28) …\nafter\n\`\`\`\n\n${block}\`\`\`text\nout\nafter\n\`\`\`\n\n${block}\`\`\`terminal\nout\nafter\n\`\`\`\n`);
     const run = await runExamples(shown, stack.port, dir.path);
     expect(run.code, run.log).toBe(0);
-    expect(mismatches(shown, run)).toEqual([expect.stringMatching(/^README line 20: expected:\nout\nafter\ngot:\nout\ncurl: \(28\) timed out\nafter$/)]);
+    expect(mismatches(shown, run)).toEqual([expect.stringMatching(/^README\.md line 20: expected:\nout\nafter\ngot:\nout\ncurl: \(28\) timed out\nafter$/)]);
   });
 });

@@ -48,7 +48,7 @@ describe.skipIf(!up)('batched writes over HTTP: a refused event among concurrent
       const responses = await Promise.all(bodies.map((body) => post(ctx.url, body)));
 
       expect(responses.map((r) => r.status)).toEqual(bodies.map((_, n) => (n === POISON ? 400 : 200)));
-      expect(responses[POISON]!.body).toEqual({ error: 'a value contains characters that cannot be stored' });
+      expect(responses[POISON]!.body).toEqual({ error: 'a value contains characters that cannot be stored', field: 'body', rule: 'storable' });
       // Each 200 carries its own request's event.
       const recorded = responses.flatMap((r, n) => (n === POISON ? [] : [{ n, id: String(r.body.id) }]));
       for (const { n } of recorded) expect(responses[n]!.body.event_additional_properties).toEqual({ n: String(n) });

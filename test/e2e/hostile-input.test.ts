@@ -122,7 +122,7 @@ describe('text that is not Unicode (defect 4)', () => {
     const [before, after] = text.split('PLACEHOLDER') as [string, string];
     for (const bad of [[0xff], [0xed, 0xa0, 0x80]]) {
       const res = await postBytes(Buffer.concat([Buffer.from(`${before}o`), Buffer.from(bad), Buffer.from(after)]));
-      expect(res).toEqual({ status: 400, body: { error: 'body is not valid UTF-8' } });
+      expect(res).toEqual({ status: 400, body: { error: 'body is not valid UTF-8', field: 'body', rule: 'encoding' } });
     }
     expect(storedImages()).toBe(images);
   });

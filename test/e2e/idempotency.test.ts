@@ -37,7 +37,7 @@ describe.each(BACKEND_MODES)('Idempotency-Key over HTTP (%s)', (mode) => {
 
     const other = await postJson(url(), exampleEvent({ device: 'idem-cam-2' }), headers);
     expect(other.status).toBe(409);
-    expect(other.body).toEqual({ error: 'Idempotency-Key was already used for a different request' });
+    expect(other.body).toEqual({ error: 'Idempotency-Key was already used for a different request', field: 'Idempotency-Key', rule: 'key-reused' });
     // The contract declares the header and the 409.
     assertMatchesSchema('Error', other.body);
     const post = (openapi.paths as Record<string, { post: { parameters: Array<{ name: string }>; responses: Record<string, unknown> } }>)['/api/platform/dh/dynamic-events']!.post;
@@ -78,7 +78,7 @@ describe.each(BACKEND_MODES)('Idempotency-Key over HTTP (%s)', (mode) => {
   it('answers 400 naming the header for a key over 255 characters, storing nothing', async () => {
     const response = await postJson(url(), exampleEvent({ device: 'idem-cam-long' }), { 'Idempotency-Key': 'k'.repeat(256) });
     expect(response.status).toBe(400);
-    expect(response.body).toEqual({ error: 'Idempotency-Key header must be at most 255 characters' });
+    expect(response.body).toEqual({ error: 'Idempotency-Key header must be at most 255 characters', field: 'Idempotency-Key', rule: 'max-length' });
     expect(await eventsOf('idem-cam-long')).toBe(0);
   });
 });

@@ -34,6 +34,8 @@ describe.each(BACKEND_MODES)('object identity (%s)', (mode) => {
     expect(second.status).toBe(409);
     expect(second.body).toEqual({
       error: 'object "col.a.b.c" already exists with object_domain "col.a.b" and object_id "c": source.object_domain "col.a" with source.object_id "b.c" would give another object the same identity',
+      field: 'source.object_id',
+      rule: 'identity-conflict',
     });
     expect(await count('SELECT count(*) AS n FROM events WHERE device_name = $1', ['id-dev-2'])).toBe(0);
     expect(await count('SELECT count(*) AS n FROM devices WHERE device_name = $1', ['id-dev-2'])).toBe(0);

@@ -70,6 +70,8 @@ describe.skipIf(!up)('a second stack beside the first', () => {
     const file = join(dir.path, 'stack.json');
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({
       pid: stack.process.pid,
+      // When that process started (clock ticks since boot): a recycled pid is not this stack.
+      started: expect.stringMatching(/^\d+$/),
       url: `${stack.api}/dynamic-events`,
       gateway: stack.baseUrl,
       registry: grpc.registry,
