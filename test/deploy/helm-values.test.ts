@@ -65,6 +65,10 @@ const bad: [string, JsonObject, string, string][] = [
   ['a webhook key that is not 44 characters', { webhooks: { secretKey: 'c2hvcnQ=' } }, '/webhooks/secretKey', 'anyOf'],
   ['a webhook key that is not base64', { webhooks: { secretKey: `${'!'.repeat(43)}=` } }, '/webhooks/secretKey', 'not'],
   ['a webhook port out of range', { networkPolicy: { webhookPorts: [70000] } }, '/networkPolicy/webhookPorts/0', 'maximum'],
+  ['batch of no event', { gateway: { batchMaxEvents: 0 } }, '/gateway/batchMaxEvents', 'minimum'],
+  ['batch above the gateway\'s most (1000)', { gateway: { batchMaxEvents: 1001 } }, '/gateway/batchMaxEvents', 'maximum'],
+  ['occurred-at skew without a unit', { occurredAtMaxSkew: '300' }, '/occurredAtMaxSkew', 'pattern'],
+  ['occurred-at skew as a number', { occurredAtMaxSkew: 300 }, '/occurredAtMaxSkew', 'type'],
   ['typo in the registry egress', { networkPolicy: { registryEgress: { postgress: {} } } }, '/networkPolicy/registryEgress', 'additionalProperties'],
 ];
 

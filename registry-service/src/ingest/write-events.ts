@@ -3,11 +3,14 @@ import { AppError, identityConflict } from '@dynamic-events/proto';
 import { findObject } from '../db/queries/objects.js';
 import { IDENTITY_CONFLICT_RULE } from '../db/queries/query.js';
 import { eventTypeKey } from '../db/queries/event-types.js';
-import { insertRecordBatch, type NewDeviceRow, type NewEventTypeRow, type NewKeyRow, type NewObjectRow } from '../db/queries/record-events.js';
+import type { NewEventRow } from '../db/queries/event-columns.js';
+import type { NewDeviceRow, NewEventTypeRow, NewKeyRow, NewObjectRow } from '../db/queries/record-batch-rows.js';
+import { insertRecordBatch } from '../db/queries/record-events.js';
 import type { EntityLocks } from '../locks/entity-locks.js';
 import type { Metrics } from '../metrics.js';
 import { deviceKey, objectKey, typeKey, type KnownEntities } from './known-entities.js';
-import { fullObjectId, objectRel, type NewEvent, type RecordedEvent } from '../model.js';
+import { fullObjectId, type NewEvent, type RecordedEvent } from '../model.js';
+import { toEventRecord } from '../reads/reads.js';
 import { uuidv7 } from '../uuid-v7.js';
 
 interface WriterDeps {
@@ -79,7 +82,8 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
   return async (events) => {
     if (events.length === 0) return [];
     const plan = planEntities(events);
-    const rows = events.map((e) => ({
+    // Every field the statement writes (NewEventRow): a new column is not forgotten here.
+    const rows = events.map((e): NewEventRow => ({
       id: uuidv7(),
       objectRef: fullObjectId(e.source.objectDomain, e.source.objectId),
       deviceName: e.source.deviceName,
@@ -120,21 +124,7 @@ export function createWriteEvents(deps: WriterDeps): WriteEvents {
       const times = stored.times.get(row.id);
       if (!times) throw new Error(`event ${row.id} missing from INSERT ... RETURNING`);
       return {
-        event: {
-          id: row.id,
-          domain: row.domain,
-          eventType: row.eventType,
-          deviceName: row.deviceName,
-          objectId: event.source.objectId,
-          rels: [objectRel(row.objectRef)],
-          images: row.images,
-          videoClips: row.videoClips,
-          properties: row.properties,
-          tokenId: row.tokenId,
-          occurredAtMicros: row.occurredUs,
-          createdAtMicros: times.createdUs,
-          updatedAtMicros: times.updatedUs,
-        },
+        event: toEventRecord({ ...row, ...times }),
         outcome: {
           deviceCreated: claim(stored.devices, row.deviceName),
           objectCreated: claim(stored.objects, row.objectRef),

@@ -2,7 +2,7 @@ import type { DeviceRecord, EventTypeRecord, ObjectRecord } from '../../model.js
 import type { Queryable } from '../pool.js';
 import { DEVICE_COLUMNS, toDeviceRecord, type DeviceRow } from './devices.js';
 import { EVENT_TYPE_COLUMNS, eventTypeKey, toEventTypeRecord, type EventTypeRow } from './event-types.js';
-import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
+import { EVENT_COLUMNS, eventPayloadSql, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
 import { OBJECT_COLUMNS, toObjectRecord, type ObjectRow } from './objects.js';
 import { query } from './query.js';
 
@@ -62,7 +62,7 @@ export async function pollHorizon(db: Queryable, known: bigint): Promise<{ n: bi
  * or, for a commit logged before that column, the text size of its events' payload.
  */
 const COMMIT_EVENT_BYTES = `coalesce(cl.event_bytes,
-  (SELECT sum(octet_length(json_build_array(e.images, e.video_clips, e.additional_properties)::text)) FROM events e WHERE e.id = ANY (cl.event_ids)), 0)`;
+  (SELECT sum(octet_length(${eventPayloadSql('e')}::text)) FROM events e WHERE e.id = ANY (cl.event_ids)), 0)`;
 
 /**
  * A FROM item: the commits numbered in (after, through], in order, at most `limit`, stopping at the
@@ -145,7 +145,7 @@ export async function recordsOf(db: Queryable, commits: LoggedCommit[], known?: 
     devices: new Map(devices.map((r) => [r.device_name, toDeviceRecord(r)])),
     objects: new Map(objects.map((r) => [r.id, toObjectRecord(r)])),
     types: new Map(eventTypes.map((r) => [eventTypeKey(r.domain, r.event_type), toEventTypeRecord(r)])),
-    events: known ?? new Map(events.map((r) => [r.id, toStoredEvent(r)])),
+    events: known ?? new Map(events.map((r) => [r.id as string, toStoredEvent(r)])),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { Queryable } from '../pool.js';
-import { EVENT_COLUMNS, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
+import { EVENT_COLUMNS, EVENT_ROW_NAMES, toStoredEvent, type EventRow, type StoredEvent } from './events.js';
 import { scopeDomainsSql, type DomainScope } from './domain-scope.js';
 import { query, statementName, timestampFromMicros } from './query.js';
 
@@ -102,7 +102,7 @@ export async function listEvents(db: Queryable, q: EventListQuery): Promise<Even
   }
   // n: the row's place in the page; running: the estimated bytes of the page up to and with it.
   // Rows whose predecessors already filled the page are dropped, except the second (the first always fits).
-  const text = `SELECT id, object_ref, device_name, domain, event_type, token_id, created_us, updated_us, occurred_us,
+  const text = `SELECT ${EVENT_ROW_NAMES},
        CASE WHEN n <= ${limit} AND (n = 1 OR running <= ${maxBytes}) THEN payload END AS payload
      FROM (SELECT r.*, ${EVENT_BYTES} AS bytes, sum(${EVENT_BYTES}) OVER (ORDER BY r.n) AS running
        FROM (SELECT ${EVENT_COLUMNS}, row_number() OVER (${order}) AS n

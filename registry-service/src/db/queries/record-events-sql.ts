@@ -1,10 +1,14 @@
-import { micros } from './query.js';
+import { FILLED_COLUMNS, WRITTEN_COLUMNS } from './event-columns.js';
+import { DEVICE_COLUMNS, EVENT_TYPE_COLUMNS, KEY_COLUMNS, OBJECT_COLUMNS, unnestRows, type Parameters } from './entity-inserts.js';
+import type { BatchInput } from './record-batch-rows.js';
+import { createStatementParameters } from './statement-parameters.js';
 
 /*
- * The texts of the write statement (record-events.ts runs them). Parameters: $1 device names,
- * $2-$7 objects, $8-$11 event types, $12 the events (jsonb), $13-$15 the token creating each device,
- * object and event type (NULL: none), $16 the byte size of $12's text (the commit log's event_bytes),
- * then, in the variant with keys, the Idempotency-Keys.
+ * The texts of the write statement (record-events.ts runs them). Parameters (numbered as the text
+ * declares them, statement-parameters.ts): one array per column of the devices, objects and event
+ * types (the token creating each, NULL: none), the events as one jsonb (EVENT_TABLE's written
+ * columns, by name), the byte size of its text (the commit log's event_bytes), and, in the variant
+ * with keys, one array per column of the Idempotency-Keys.
  *
  * One statement, so one round trip and no BEGIN/COMMIT: a single statement is atomic on its own
  * (a failing event rolls back the entities too). Each CTE inserts with ON CONFLICT DO NOTHING, so a
@@ -18,43 +22,37 @@ import { micros } from './query.js';
  * invisible to the CTEs' snapshot: Postgres checks them in AFTER triggers at the end of the statement,
  * which see every row the statement inserted (and rows other transactions committed meanwhile).
  */
-const ENTITY_AND_EVENT_CTES = `
+function entityAndEventCtes(p: Parameters, events: string): string {
+  const devices = unnestRows(p, 'devices', (b) => b.devices, DEVICE_COLUMNS, { kind: "'generic'" });
+  const objects = unnestRows(p, 'objects', (b) => b.objects, OBJECT_COLUMNS);
+  const types = unnestRows(p, 'event_types', (b) => b.types, EVENT_TYPE_COLUMNS);
+  return `
 WITH new_devices AS (
-  INSERT INTO devices (device_name, kind, created_by_token_id)
-  SELECT name, 'generic', token FROM unnest($1::text[], $13::uuid[]) WITH ORDINALITY AS t(name, token, ord)
+  ${devices}
   ORDER BY ord
   ON CONFLICT (device_name) DO NOTHING
   RETURNING device_name, created_by_token_id
 ), new_objects AS (
-  INSERT INTO objects (id, object_domain, object_id, object_name, object_type, device_name, created_by_token_id)
-  SELECT id, object_domain, object_id, object_name, object_type, device_name, token
-  FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $14::uuid[])
-    WITH ORDINALITY AS t(id, object_domain, object_id, object_name, object_type, device_name, token, ord)
+  ${objects}
   WHERE (SELECT count(*) FROM new_devices) >= 0
   ORDER BY ord
   ON CONFLICT (id) DO NOTHING
   RETURNING id, created_by_token_id
 ), new_event_types AS (
-  INSERT INTO event_types (domain, event_type, display_name, display_description, created_by_token_id)
-  SELECT domain, event_type, display_name, display_description, token
-  FROM unnest($8::text[], $9::text[], $10::text[], $11::text[], $15::uuid[])
-    WITH ORDINALITY AS t(domain, event_type, display_name, display_description, token, ord)
+  ${types}
   WHERE (SELECT count(*) FROM new_objects) >= 0
   ORDER BY ord
   ON CONFLICT (domain, event_type) DO NOTHING
   RETURNING domain, event_type
 ), new_events AS (
-  INSERT INTO events (id, object_ref, device_name, domain, event_type, images, video_clips, additional_properties, token_id, occurred_at)
-  SELECT (e->>'id')::uuid, e->>'object_ref', e->>'device_name', e->>'domain', e->>'event_type',
-         ARRAY(SELECT x FROM jsonb_array_elements_text(e->'images') WITH ORDINALITY AS i(x, n) ORDER BY n),
-         ARRAY(SELECT x FROM jsonb_array_elements_text(e->'video_clips') WITH ORDINALITY AS v(x, n) ORDER BY n),
-         e->'properties', (e->>'token_id')::uuid,
-         timestamptz 'epoch' + (e->>'occurred_us')::int8 * interval '1 microsecond'
-  FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord)
+  INSERT INTO events (${WRITTEN_COLUMNS.map((c) => c.column).join(', ')})
+  SELECT ${WRITTEN_COLUMNS.map((c) => c.sql.fromJson('e', c.name)).join(',\n         ')}
+  FROM jsonb_array_elements(${events}) WITH ORDINALITY AS t(e, ord)
   WHERE (SELECT count(*) FROM new_event_types) >= 0
   ORDER BY ord
-  RETURNING id, ${micros('created_at')} AS created_us, ${micros('updated_at')} AS updated_us
+  RETURNING id, ${FILLED_COLUMNS.map((c) => `${c.sql.select(c.column)} AS ${c.name}`).join(', ')}
 )`;
+}
 
 /*
  * max_devices / max_objects (the tokens variant, for batches where an event of a token may create a
@@ -99,11 +97,8 @@ const tokenCtes = (after: string) => `, created_by_token AS (
  * nothing of it is committed (fromKeyConflict → ALREADY_EXISTS, then the caller replays). A data-
  * modifying CTE always runs to completion, referenced or not; the FK to events is checked at the end.
  */
-const keysCte = (first: number, after: string) => `, new_keys AS (
-  INSERT INTO idempotency_keys (scope, key, request_hash, event_id)
-  SELECT scope, key, request_hash, event_id
-  FROM unnest($${first}::text[], $${first + 1}::text[], $${first + 2}::text[], $${first + 3}::uuid[])
-    WITH ORDINALITY AS t(scope, key, request_hash, event_id, ord)
+const keysCte = (p: Parameters, after: string) => `, new_keys AS (
+  ${unnestRows(p, 'idempotency_keys', (b) => b.keys, KEY_COLUMNS)}
   WHERE (SELECT count(*) FROM ${after}) >= 0
   ORDER BY ord
   RETURNING 1
@@ -114,29 +109,33 @@ const keysCte = (first: number, after: string) => `, new_keys AS (
  * insert, so after every wait on another writer's uncommitted row (see migration 0004 for why that
  * orders commits causally). It holds no lock: concurrent statements never wait for each other here.
  */
-const logCte = (after: string) => `, logged AS (
+const logCte = (p: Parameters, events: string, after: string) => `, logged AS (
   INSERT INTO commit_log (seq, device_names, object_ids, type_domains, type_names, event_ids, event_bytes)
   SELECT nextval('commit_seq'),
          ARRAY(SELECT device_name FROM new_devices ORDER BY device_name),
          ARRAY(SELECT id FROM new_objects ORDER BY id),
          ARRAY(SELECT domain FROM new_event_types ORDER BY domain, event_type),
          ARRAY(SELECT event_type FROM new_event_types ORDER BY domain, event_type),
-         ARRAY(SELECT (e->>'id')::uuid FROM jsonb_array_elements($12::jsonb) WITH ORDINALITY AS t(e, ord) ORDER BY ord),
-         $16::int8
+         ARRAY(SELECT (e->>'id')::uuid FROM jsonb_array_elements(${events}) WITH ORDINALITY AS t(e, ord) ORDER BY ord),
+         ${p.add('int8', (b) => Buffer.byteLength(b.eventsJson))}
   WHERE (SELECT count(*) FROM ${after}) >= 0
   RETURNING seq
 )`;
 
+/** The filled columns' names, or a NULL of each type (the rows that are not events). */
+const FILLED = FILLED_COLUMNS.map((c) => c.name).join(', ');
+const NO_FILLED = FILLED_COLUMNS.map((c) => `NULL::${c.sql.selected}`).join(', ');
+
 const RESULT_SELECT = `
-SELECT 'device' AS kind, device_name AS key, NULL AS event_type, NULL::int8 AS created_us, NULL::int8 AS updated_us FROM new_devices
-UNION ALL SELECT 'object', id, NULL, NULL, NULL FROM new_objects
-UNION ALL SELECT 'event_type', domain, event_type, NULL, NULL FROM new_event_types
-UNION ALL SELECT 'event', id::text, NULL, created_us, updated_us FROM new_events
-UNION ALL SELECT 'commit_seq', seq::text, NULL, NULL, NULL FROM logged`;
+SELECT 'device' AS kind, device_name AS key, NULL AS event_type, ${FILLED_COLUMNS.map((c) => `NULL::${c.sql.selected} AS ${c.name}`).join(', ')} FROM new_devices
+UNION ALL SELECT 'object', id, NULL, ${NO_FILLED} FROM new_objects
+UNION ALL SELECT 'event_type', domain, event_type, ${NO_FILLED} FROM new_event_types
+UNION ALL SELECT 'event', id::text, NULL, ${FILLED} FROM new_events
+UNION ALL SELECT 'commit_seq', seq::text, NULL, ${NO_FILLED} FROM logged`;
 
 /** A SELECT CTE runs only when referenced: the limits' check must be. */
 const LIMITS_SELECT = `
-UNION ALL SELECT 'refused', refused::text, NULL, NULL, NULL FROM over_limit`;
+UNION ALL SELECT 'refused', refused::text, NULL, ${NO_FILLED} FROM over_limit`;
 
 /** Which parts a batch needs; events without keys or a token creating something (the usual case) pay for neither. */
 export interface StatementShape {
@@ -145,18 +144,36 @@ export interface StatementShape {
   keys: boolean;
 }
 
-/** The statement's text and its prepared-statement name for a shape (four texts in all). */
-export function recordBatchStatement(shape: StatementShape): { text: string; name: string } {
-  let text = ENTITY_AND_EVENT_CTES;
+/** A statement's text, its prepared-statement name and its parameter array for an input. */
+interface RecordBatchStatement {
+  text: string;
+  name: string;
+  values(input: BatchInput): unknown[];
+}
+
+function buildStatement(shape: StatementShape): RecordBatchStatement {
+  const p = createStatementParameters<BatchInput>();
+  const events = p.add('jsonb', (b) => b.eventsJson);
+  let text = entityAndEventCtes(p, events);
   let last = 'new_events';
   if (shape.tokens) {
     text += tokenCtes(last);
     last = 'counted';
   }
   if (shape.keys) {
-    text += keysCte(17, last);
+    text += keysCte(p, last);
     last = 'new_keys';
   }
-  text += logCte(last) + RESULT_SELECT + (shape.tokens ? LIMITS_SELECT : '');
-  return { text, name: `registry-record-batch${shape.tokens ? '-tokens' : ''}${shape.keys ? '-keys' : ''}` };
+  text += logCte(p, events, last) + RESULT_SELECT + (shape.tokens ? LIMITS_SELECT : '');
+  return { text, name: `registry-record-batch${shape.tokens ? '-tokens' : ''}${shape.keys ? '-keys' : ''}`, values: p.values };
+}
+
+/** The four statements, built once at load: a call only binds its values. */
+const STATEMENTS = new Map([false, true].flatMap((tokens) => [false, true].map((keys) => [`${tokens}-${keys}`, buildStatement({ tokens, keys })] as const)));
+
+/** The statement of a shape (built at load). */
+export function recordBatchStatement(shape: StatementShape): RecordBatchStatement {
+  const statement = STATEMENTS.get(`${shape.tokens}-${shape.keys}`);
+  if (!statement) throw new Error('no such statement shape');
+  return statement;
 }
