@@ -1,4 +1,3 @@
-import { createLimiter } from '@dynamic-events/proto/runtime';
 import type { ChunkQueue } from './chunk-queue.js';
 import { frameEnds } from '../api/sse.js';
 
@@ -21,7 +20,7 @@ const RECENT_BYTES = 16 * 1024 * 1024;
 export class Feed {
   readonly subscribers = new Set<ChunkQueue>();
   /** Clients that may still join: awaiting the first message, or catching up from an older cursor. */
-  readonly pending = createLimiter();
+  pending = 0;
   ended = false;
   ready: Promise<void> = Promise.resolve();
   readonly stop = new AbortController();
