@@ -41,7 +41,7 @@ describe('a batch against policy.rate', () => {
       headers: { 'Content-Type': 'application/json', Authorization: `Bearer ${secret}` },
       body: JSON.stringify({ events }),
     });
-    expect([again.status, again.headers.get('retry-after'), await again.json()]).toEqual([429, '2', { error: limited.error }]);
+    expect([again.status, again.headers.get('retry-after'), await again.json()]).toEqual([429, '2', { error: limited.error, rule: 'token-rate' }]);
   });
 });
 
