@@ -4,11 +4,12 @@
  * and event types their events of the last 30 days, and each links to its events and to the
  * records beside it (a device to its objects, an object to its device).
  */
+import { pollUntil } from '@dynamic-events/proto/runtime';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumPath, launchChromium } from '../support/browser.js';
 import { tempDir } from '../support/servers.js';
-import { startStack, stopAllStacks, type Stack } from '../support/stack.js';
+import { getJson, startStack, stopAllStacks, type Stack } from '../support/stack.js';
 import { ADMIN_TOKEN, consoleEvent, goTo, openConsole, postEvent, signIn, type ConsolePage } from './console-page.js';
 
 const NO_BROWSER = chromiumPath() === undefined;
@@ -29,6 +30,9 @@ beforeAll(async () => {
   if (NO_BROWSER) return;
   stack = await startStack({ dataDir: dir.path, env: { ADMIN_TOKEN } });
   for (const sent of SENT) expect((await postEvent(stack, consoleEvent(sent))).status).toBe(200);
+  // A screen shows what the API answers when it loads: open it once the pass has counted the events.
+  const seen = async (device: string) => ((await getJson(`${stack.api}/devices/${device}`)).body as { last_seen_at: string | null }).last_seen_at !== null;
+  await pollUntil('the counts pass saw every device', async () => (await seen('Lobby-Cam-01')) && seen('garage-cam-02'), { timeoutMs: ROLLUP_MS });
   browser = await launchChromium();
   view = await openConsole(browser, stack);
   await signIn(view.page);
