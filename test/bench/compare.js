@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 /**
- * `npm run bench:compare -- --before DIR [--after DIR] [--only steady,images] [--rounds 4] [--seconds 6]`
+ * `npm run bench:compare -- --before DIR [--after DIR] [--only steady,images] [--rounds 4] [--seconds 6]
+ *   [--before-env K=V,K=V] [--after-env K=V]`
  *
  * Interleaved A/B of two built checkouts (before: an older commit in a `git worktree`, built; after:
  * this one by default): both stacks run at once, each on a fresh database of DATABASE_URL's server
@@ -8,6 +9,8 @@
  * On a shared machine whose speed drifts from one minute to the next, separate bench runs of before
  * and after say little; alternating rounds make a slow minute hit both sides. Prints, per scenario,
  * throughput after/before, p50 and p99, CPU µs per event of every process and max RSS.
+ * `--before-env` / `--after-env` add settings to one side's stack: the same checkout with and
+ * without a feature (`--before DIR --after DIR --before-env COUNTS_INTERVAL_MS=0`) measures its cost.
  */
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,7 +25,7 @@ import { checkRoot, startStack } from './stack.js';
 const { values: cli } = parseArgs({
   options: {
     before: { type: 'string' }, after: { type: 'string', default: fileURLToPath(new URL('../..', import.meta.url)) },
-    only: { type: 'string', default: 'steady,sequential,first,images' }, rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '6' },
+    only: { type: 'string', default: 'steady,sequential,first,images' }, 'before-env': { type: 'string' }, 'after-env': { type: 'string' }, rounds: { type: 'string', default: '4' }, seconds: { type: 'string', default: '6' },
   },
 });
 const server = process.env.DATABASE_URL;
@@ -39,11 +42,21 @@ const SCENARIOS = {
   images: { connections: 16, body: () => images.body },
 };
 
+/** `K=V,K=V` as an object of settings. */
+function settings(list) {
+  const pairs = (list ?? '').split(',').filter(Boolean).map((pair) => {
+    const at = pair.indexOf('=');
+    if (at < 1) throw new Error(`--before-env / --after-env: ${pair} is not K=V`);
+    return [pair.slice(0, at), pair.slice(at + 1)];
+  });
+  return Object.fromEntries(pairs);
+}
+
 async function startSide(label, root) {
   checkRoot(root);
   const name = `bench_compare_${label}_${process.pid}`;
   const url = await createDatabase(server, name);
-  const stack = await startStack(root, { DATABASE_URL: url }, label);
+  const stack = await startStack(root, { ...settings(cli[`${label}-env`]), DATABASE_URL: url }, label);
   const side = { label, root, name, stack, target: stackTarget(stack, true, {}), sent: 0 };
   // The 1,000 devices the steady bodies name, and a few seconds for JIT and pools.
   await load({ ...side.target, connections: 64, amount: DEVICES, body: steadyBody });
@@ -81,7 +94,8 @@ try {
     if (!SCENARIOS[name]) throw new Error(`--only: unknown scenario ${name} (known: ${Object.keys(SCENARIOS).join(', ')})`);
     results.push(await compare(name, sides));
   }
-  console.log(`\nbefore ${resolve(cli.before)}, after ${resolve(cli.after)}; ${rounds} rounds x ${seconds} s alternated per scenario`);
+  const env = (label) => (cli[`${label}-env`] ? ` (${cli[`${label}-env`]})` : '');
+  console.log(`\nbefore ${resolve(cli.before)}${env('before')}, after ${resolve(cli.after)}${env('after')}; ${rounds} rounds x ${seconds} s alternated per scenario`);
   for (const { name, before, after, ratio } of results) {
     console.log(`\n${name}: after/before ${ratio.toFixed(3)} (${before.rps.toFixed(0)} -> ${after.rps.toFixed(0)}/s), failed ${before.failed} / ${after.failed}`);
     for (const [label, s] of [['before', before], ['after', after]]) {
