@@ -27,6 +27,10 @@ export interface Metrics {
   watchPages: Counter<'source'>;
   /** 1 while the last database health check got an answer, else 0 (also before the first). */
   databaseUp: Gauge;
+  /** 1 while the counts' backfill (migration 0016) has events left to count, 0 once it has none; unset until this replica's pass has looked. */
+  countsBackfillRunning: Gauge;
+  /** Events stored before the counts existed that this replica's backfill counted. */
+  countsBackfilledEvents: Counter;
 }
 
 /** Buckets of the write path's waits: a commit takes milliseconds, a queue behind a slow database seconds. */
@@ -105,6 +109,23 @@ export function createMetrics(registry: Registry): Metrics {
     databaseUp: new Gauge({
       name: 'registry_database_up',
       help: 'Whether the database (the event store) answered the last health check (1) or not (0)',
+      registers: [registry],
+    }),
+    ...countsMetrics(registry),
+  };
+}
+
+/** The counts backfill's metrics (counts/backfill.ts). */
+function countsMetrics(registry: Registry): Pick<Metrics, 'countsBackfillRunning' | 'countsBackfilledEvents'> {
+  return {
+    countsBackfillRunning: new Gauge({
+      name: 'registry_counts_backfill_running',
+      help: 'Whether the counts backfill still has events stored before the counts existed to count (1: counts and last_seen_at are incomplete) or not (0)',
+      registers: [registry],
+    }),
+    countsBackfilledEvents: new Counter({
+      name: 'registry_counts_backfilled_events_total',
+      help: 'Events stored before the counts existed that the counts backfill counted on this replica',
       registers: [registry],
     }),
   };

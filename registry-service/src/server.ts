@@ -208,6 +208,6 @@ function createJobs(deps: ServerDeps, horizon: CommitHorizon) {
     eventRetentionSeconds: deps.eventRetentionSeconds,
     watchRetentionSeconds: deps.watchRetentionSeconds ?? 86_400,
   });
-  const rollup = createRollup({ pool, logger, horizon, intervalMs: deps.countsIntervalMs });
+  const rollup = createRollup({ pool, logger, metrics, horizon, intervalMs: deps.countsIntervalMs });
   return { purger, retention, rollup };
 }

@@ -1,5 +1,5 @@
 /** Migrations on a real PostgreSQL database: fresh, repeated, and from several replicas at once. */
-import { copyFile, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { copyFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -7,6 +7,7 @@ import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadMigrations, MIGRATIONS_DIR, pendingMigrations, runMigrations } from '../src/db/migrate.js';
 import { createTestDatabase, postgresAvailable } from '../../test/support/servers.js';
+import { expectCountsOfEvents, migrateThrough, storeEarlierEvents } from './counts-backfill-support.js';
 import { silent, testPool } from './helpers.js';
 
 const up = await postgresAvailable();
@@ -64,7 +65,7 @@ describe.skipIf(!up)('migrations', () => {
       '0011_commit_log_event_bytes.sql',
       '0012_webhooks.sql',
       '0013_events_occurred_at.sql',
-      ...['0014_event_counts.sql', '0015_name_search.sql', '0017_counts_covering.sql'],
+      ...['0014_event_counts.sql', '0015_name_search.sql', '0016_counts_backfill.sql', '0017_counts_covering.sql'],
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);
@@ -72,7 +73,7 @@ describe.skipIf(!up)('migrations', () => {
       'auth_settings',
       'commit_log',
       'commit_log_state',
-      ...['devices', 'event_counts', 'event_rollup_state', 'event_type_counts'],
+      ...['devices', 'event_counts', 'event_counts_backfill', 'event_rollup_state', 'event_type_counts'],
       'event_types',
       'events',
       'idempotency_keys',
@@ -143,6 +144,23 @@ describe.skipIf(!up)('migrations: later, failing and no-transaction files', () =
 
     await writeFile(join(dir, name), 'ALTER TABLE devices ADD COLUMN other text;');
     await expect(runMigrations(pool, silent, dirUrl)).rejects.toThrow(/changed after it was applied/);
+  });
+
+  it('accepts 0014 as first shipped (it rebuilt the counts itself): nothing is backfilled, nothing counted twice', async () => {
+    const pool = poolFor((await fresh()).url);
+    await migrateThrough(pool, 13);
+    await storeEarlierEvents(pool, 'first', 12);
+    const dir = await scratchDir();
+    const first = join(dir, '0014_event_counts.sql');
+    await copyFile(new URL('fixtures/0014_event_counts.first.sql', import.meta.url), first);
+    for (const m of await loadMigrations()) if (m.version < 14) await copyFile(new URL(m.name, MIGRATIONS_DIR), join(dir, m.name));
+    expect(await runMigrations(pool, silent, pathToFileURL(`${dir}/`))).toEqual([14]);
+    await expectCountsOfEvents(pool);
+    expect(await runMigrations(pool, silent)).toEqual(expected.filter((v) => v > 14));
+    expect((await pool.query('SELECT counted_through = bound AS counted, finished_at IS NOT NULL AS finished FROM event_counts_backfill')).rows).toEqual([{ counted: true, finished: true }]);
+    // Another text of an applied migration is still refused.
+    await writeFile(first, `${await readFile(first, 'utf8')}\n-- edited\n`);
+    await expect(runMigrations(pool, silent, pathToFileURL(`${dir}/`))).rejects.toThrow(/0014_event_counts\.sql changed after it was applied/);
   });
 
   it('rolls back a failing migration completely and reports which one failed', async () => {

@@ -3,7 +3,9 @@ import type { Logger } from 'pino';
 import { lockRollupCursor, pageEnd, rollUp } from '../db/queries/event-rollup.js';
 import { inTransaction } from '../db/queries/transaction.js';
 import { createBackgroundJob, type BackgroundJob } from '../jobs/background-job.js';
+import type { Metrics } from '../metrics.js';
 import type { CommitHorizon } from '../watch/commit-horizon.js';
+import { createBackfill, type BackfillOptions } from './backfill.js';
 
 /**
  * How often the pass runs: counts and last_seen_at trail the events by about this plus the commit
@@ -20,23 +22,29 @@ interface RollupOptions {
   pool: pg.Pool;
   logger: Logger;
   horizon: CommitHorizon;
+  metrics: Metrics;
   intervalMs?: number;
+  /** The backfill's batch and steps per pass (tests make them small). */
+  backfill?: Pick<BackfillOptions, 'batch' | 'stepsPerPass'>;
 }
 
-/** A pass's outcome: events counted, and whether another replica's pass held the cursor. */
+/** A pass's outcome: events counted, whether another replica's pass held the cursor, and the backfill's part. */
 interface RollupPass {
   events: number;
   skipped: boolean;
+  backfill: { events: number; steps: number; finished: boolean };
 }
 
 /**
  * Keeps the counts (GET …/counts) and last_seen_at from the commit log, after the ingest
  * transaction, like the webhook fan-out: each step locks the cursor (a replica whose peer holds it
  * skips the pass), counts a page of finished commits and moves the cursor in the same transaction,
- * so every event is counted once whatever crashes. Steps follow each other until the horizon.
+ * so every event is counted once whatever crashes. Steps follow each other until the horizon;
+ * then, while the events stored before the counts are not all counted, a few backfill steps.
  */
 export function createRollup(options: RollupOptions): BackgroundJob<RollupPass> {
   const { pool, horizon } = options;
+  const backfill = createBackfill({ pool, logger: options.logger, metrics: options.metrics, ...options.backfill });
   let stopped = false;
 
   async function step(bound: bigint): Promise<{ events: number; more: boolean; skipped: boolean }> {
@@ -49,7 +57,7 @@ export function createRollup(options: RollupOptions): BackgroundJob<RollupPass> 
     });
   }
 
-  async function pass(): Promise<RollupPass> {
+  async function rollUpToHorizon(): Promise<{ events: number; skipped: boolean }> {
     const bound = await horizon.refresh(HORIZON_WAIT_MS);
     let events = 0;
     for (;;) {
@@ -58,6 +66,13 @@ export function createRollup(options: RollupOptions): BackgroundJob<RollupPass> 
       if (done.skipped) return { events, skipped: true };
       if (!done.more || stopped) return { events, skipped: false };
     }
+  }
+
+  async function pass(): Promise<RollupPass> {
+    const rolled = await rollUpToHorizon();
+    // After the new commits: the backfill's steps never hold up the fresh counts by more than a few steps.
+    const filled = rolled.skipped ? { events: 0, steps: 0, finished: false } : await backfill.run(() => stopped);
+    return { ...rolled, backfill: filled };
   }
 
   return createBackgroundJob({

@@ -1,4 +1,5 @@
 import type { Queryable } from '../pool.js';
+import { countingStatement } from './count-events-sql.js';
 import { query } from './query.js';
 
 /*
@@ -33,41 +34,18 @@ export async function pageEnd(db: Queryable, after: bigint, bound: bigint, limit
  * Counts the events of the commits numbered in (after, through] into every bucket width of both
  * tables, moves each device's and object's last_seen_at (once per pass, only forward) and the
  * cursor, in one statement. Rows retention deleted before they were counted are simply absent.
+ * While the backfill runs (migration 0016), events whose ids it has still ahead of it are its own.
  */
-const ROLL_UP = `
-WITH ev AS MATERIALIZED (
+const ROLL_UP = countingStatement(
+  `ev AS MATERIALIZED (
   SELECT e.created_at, e.device_name, e.object_ref, e.domain, e.event_type
   FROM commit_log c CROSS JOIN LATERAL unnest(c.event_ids) AS x(id) JOIN events e ON e.id = x.id
   WHERE c.seq > $1 AND c.seq <= $2
-), bucketed AS MATERIALIZED (
-  SELECT w.width, date_trunc(w.width, ev.created_at, 'UTC') AS start, ev.device_name, ev.domain, ev.event_type, count(*) AS n
-  FROM ev CROSS JOIN (VALUES ('minute'), ('hour'), ('day')) AS w(width)
-  GROUP BY 1, 2, 3, 4, 5
-), by_device AS (
-  INSERT INTO event_counts AS t (width, start, device_name, domain, event_type, n)
-  SELECT width, start, device_name, domain, event_type, n FROM bucketed ORDER BY 1, 2, 3, 4, 5
-  ON CONFLICT (width, start, device_name, domain, event_type) DO UPDATE SET n = t.n + EXCLUDED.n
-  RETURNING 1
-), by_type AS (
-  INSERT INTO event_type_counts AS t (width, start, domain, event_type, n)
-  SELECT width, start, domain, event_type, sum(n) FROM bucketed GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4
-  ON CONFLICT (width, start, domain, event_type) DO UPDATE SET n = t.n + EXCLUDED.n
-  RETURNING 1
-), devices_seen AS (
-  UPDATE devices d SET last_seen_at = l.at
-  FROM (SELECT device_name, max(created_at) AS at FROM ev GROUP BY 1) AS l
-  WHERE d.device_name = l.device_name AND (d.last_seen_at IS NULL OR d.last_seen_at < l.at)
-  RETURNING 1
-), objects_seen AS (
-  UPDATE objects o SET last_seen_at = l.at
-  FROM (SELECT object_ref, max(created_at) AS at FROM ev GROUP BY 1) AS l
-  WHERE o.id = l.object_ref AND (o.last_seen_at IS NULL OR o.last_seen_at < l.at)
-  RETURNING 1
-), moved AS (
-  UPDATE event_rollup_state SET rolled_through = $2 RETURNING 1
-)
-SELECT (SELECT count(*) FROM ev) AS events, (SELECT count(*) FROM by_device) + (SELECT count(*) FROM by_type) AS rows,
-       (SELECT count(*) FROM devices_seen) + (SELECT count(*) FROM objects_seen) + (SELECT count(*) FROM moved) AS touched`;
+    AND NOT EXISTS (SELECT 1 FROM event_counts_backfill b
+                    WHERE b.finished_at IS NULL AND e.id <= b.bound AND (b.counted_through IS NULL OR e.id > b.counted_through))
+)`,
+  'UPDATE event_rollup_state SET rolled_through = $2 RETURNING 1',
+);
 
 /** One step of the pass (see ROLL_UP): the events it counted. */
 export async function rollUp(db: Queryable, after: bigint, through: bigint): Promise<number> {
