@@ -112,7 +112,8 @@ export async function planStack(config: LauncherConfig, env: Environment, intern
     registry: { ...registry, WEBHOOK_DELIVERY: 'off', METRICS_PORT: String(metricsPorts.registry) },
     media: { ...shared, WEBHOOK_SECRET_KEY: undefined, METRICS_PORT: String(metricsPorts.media) },
     // Nobody calls its gRPC port (any free one); it starts once the registry has migrated the database.
-    delivery: { ...registry, WEBHOOK_DELIVERY: 'on', REGISTRY_GRPC_PORT: '0', MIGRATIONS: 'skip', METRICS_PORT: String(metricsPorts.delivery) },
+    // No counts pass at its lower priority: a starved holder of the rollup cursor would delay everyone's counts.
+    delivery: { ...registry, WEBHOOK_DELIVERY: 'on', COUNTS_PASS: 'off', REGISTRY_GRPC_PORT: '0', MIGRATIONS: 'skip', METRICS_PORT: String(metricsPorts.delivery) },
   };
   const database = { DATABASE_URL: config.DATABASE_URL ?? EMBEDDED_URL_SHAPE };
   const refused = checkServiceConfigs({ ...envs, registry: { ...envs.registry, ...database }, delivery: { ...envs.delivery, ...database } });

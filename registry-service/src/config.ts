@@ -58,6 +58,8 @@ interface Config {
   occurredAtMaxSkewSeconds: number;
   /** COUNTS_INTERVAL_MS: how often the counts' pass runs; 0 keeps no counts. */
   countsIntervalMs: number;
+  /** COUNTS_PASS: whether this replica runs the counts' pass (off on webhook-delivery replicas). */
+  countsPass: boolean;
   /** DYNAMIC_EVENTS_TOKEN: applied to the bootstrap token row at start-up; unset revokes that row. Never logged. */
   bootstrapToken: string | undefined;
   /** REGISTRY_INTERNAL_TOKEN: what every TokenService call must present (required to serve). Never logged. */
@@ -149,6 +151,11 @@ export const REGISTRY_ENV = defineEnv({
     description:
       'How often (ms) the background pass adds new events to the counts (`GET …/dynamic-events/counts`) and moves `last_seen_at` of devices and objects: they trail the events by about this. `0` keeps neither (a benchmark\'s baseline).',
   }),
+  COUNTS_PASS: oneOf(['on', 'off'], {
+    default: 'on',
+    description:
+      '`off`: this replica runs no counts pass (its retention still keeps the commits the pass has not counted). The webhook-delivery replicas have it off (the chart\'s delivery Deployment, `npm start`\'s delivery process): the pass runs on the replicas ingest calls, never where a lower CPU priority or limit would hold everyone\'s counts back.',
+  }),
   DYNAMIC_EVENTS_TOKEN,
   WEBHOOK_SECRET_KEY: text({
     pattern: KEY_BASE64,
@@ -223,6 +230,7 @@ export function loadConfig(env: Environment): Readonly<Config> {
     maxWatches: v.MAX_WATCHES,
     occurredAtMaxSkewSeconds: durationSeconds(v.OCCURRED_AT_MAX_SKEW),
     countsIntervalMs: v.COUNTS_INTERVAL_MS,
+    countsPass: v.COUNTS_PASS === 'on',
     bootstrapToken: v.DYNAMIC_EVENTS_TOKEN,
     internalToken: v.REGISTRY_INTERNAL_TOKEN,
     webhooks: {

@@ -76,7 +76,7 @@ runMain(logger, async () => {
     const port = await grpc.listen(hostPort(config.grpcHost, config.grpcPort));
     closers.push({ name: 'health checks', close: async () => health.stop() });
     const serving = await health.start();
-    startBackground(server, closers, logger, { deliver: config.webhooks.deliver, counts: config.countsIntervalMs > 0 });
+    startBackground(server, closers, logger, { deliver: config.webhooks.deliver, counts: config.countsIntervalMs > 0 && config.countsPass });
     logger.info(
       { port, host: config.grpcHost, metricsPort, serving, locks: config.redisUrl ? 'redis' : 'in-process' },
       'registry-service listening',
@@ -103,6 +103,7 @@ function startBackground(server: RegistryServer, closers: Array<{ name: string; 
   server.retention.start();
   closers.push({ name: 'counts pass', close: async () => server.rollup.stop() });
   if (on.counts) server.rollup.start();
+  else logger.info('this replica runs no counts pass (COUNTS_PASS=off or COUNTS_INTERVAL_MS=0)');
   if (server.webhooks.runner) server.webhooks.runner.start();
   else if (!on.deliver) logger.info('WEBHOOK_DELIVERY=off: this replica sends no webhooks (replicas with WEBHOOK_DELIVERY=on do)');
   else logger.info('WEBHOOK_SECRET_KEY is not set: webhooks cannot be created and none are delivered');

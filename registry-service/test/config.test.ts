@@ -30,6 +30,7 @@ describe('loadConfig', () => {
       maxWatches: 4000,
       occurredAtMaxSkewSeconds: 300,
       countsIntervalMs: 5000,
+      countsPass: true,
       internalToken: CREDENTIAL,
       webhooks: { secretKey: undefined, timeoutMs: 15_000, retryScheduleSeconds: [5, 300, 1800, 7200, 18_000, 36_000, 36_000], disableAfterSeconds: 5 * 86_400, allowedNetworks: [], maxInFlight: 16, deliver: true },
     });

@@ -24,6 +24,16 @@ describe('WEBHOOK_DELIVERY', () => {
   });
 });
 
+describe('COUNTS_PASS', () => {
+  const base = { DATABASE_URL: 'postgres://127.0.0.1:5432/x', REGISTRY_INTERNAL_TOKEN: 'x'.repeat(32) };
+  it('is on unless set off (a delivery replica), and off keeps COUNTS_INTERVAL_MS, so retention keeps uncounted commits', () => {
+    expect(loadConfig(base).countsPass).toBe(true);
+    const off = loadConfig({ ...base, COUNTS_PASS: 'off', WEBHOOK_DELIVERY: 'on' });
+    expect([off.countsPass, off.countsIntervalMs]).toEqual([false, 5000]);
+    expect(() => loadConfig({ ...base, COUNTS_PASS: 'no' })).toThrow(/COUNTS_PASS/);
+  });
+});
+
 describe.skipIf(!up)('a replica with WEBHOOK_DELIVERY=off', () => {
   it('sends nothing; a delivering replica sends every event it recorded', async () => {
     const db = await createTestDatabase();

@@ -1,7 +1,7 @@
 // Where webhooks are delivered, as the chart renders it by a real `helm template`: by default the
 // registry pods (WEBHOOK_DELIVERY=on); with webhooks.delivery.dedicated a Deployment of registry
-// pods of its own sends them (WEBHOOK_DELIVERY=on, its own replicas and resources), the registry
-// pods send none, the gateway's Service never reaches it, and Prometheus and the NetworkPolicy do.
+// pods of its own sends them (WEBHOOK_DELIVERY=on, its own replicas and resources, no counts pass:
+// COUNTS_PASS=off), the registry pods send none, the gateway's Service never reaches it, and Prometheus and the NetworkPolicy do.
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfig as registryConfig } from '../../registry-service/src/config.js';
@@ -31,6 +31,7 @@ describe.skipIf(!helmFound)('webhook delivery in the chart', () => {
     const objects = render();
     expect(objects.some((o) => o.metadata.name === name('delivery'))).toBe(false);
     expect(configOf(objects, 'registry').webhooks.deliver).toBe(true);
+    expect(configOf(objects, 'registry').countsPass).toBe(true);
   });
 
   it('with webhooks.delivery.dedicated: a delivery Deployment sends, the registry pods do not', () => {
@@ -39,6 +40,9 @@ describe.skipIf(!helmFound)('webhook delivery in the chart', () => {
     expect(configOf(objects, 'registry').webhooks.deliver).toBe(false);
     const delivery = configOf(objects, 'delivery');
     expect(delivery.webhooks.deliver).toBe(true);
+    // The counts pass runs where ingest runs; the delivery pods' retention still keeps uncounted commits.
+    expect([configOf(objects, 'registry').countsPass, delivery.countsPass]).toEqual([true, false]);
+    expect(delivery.countsIntervalMs).toBe(configOf(objects, 'registry').countsIntervalMs);
     // The same registry otherwise: image, database, key, settings.
     expect(container(objects, 'delivery').image).toBe(container(objects, 'registry').image);
     expect(envOf(objects, container(objects, 'delivery')).WEBHOOK_SECRET_KEY).toBe(envOf(objects, container(objects, 'registry')).WEBHOOK_SECRET_KEY);
