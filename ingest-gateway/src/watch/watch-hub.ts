@@ -1,4 +1,5 @@
 import { AppError } from '@dynamic-events/proto';
+import { createLimiter } from '@dynamic-events/proto/runtime';
 import { ChunkQueue } from './chunk-queue.js';
 import { createCatchUpSlots, type CatchUpSlots } from './catch-up-slots.js';
 import type { RegistryClient } from '../clients/registry.js';
@@ -54,8 +55,8 @@ export class WatchHub {
   private readonly feeds = new Map<string, Feed>();
   private readonly frames = createFrameCache();
   private readonly slots: CatchUpSlots;
-  /** Catch-ups running or waiting for a slot. */
-  private catchUps = 0;
+  /** Catch-ups running or waiting for a slot: the last to end lets the frames they shared go. */
+  private readonly catchUps = createLimiter({ onChange: (running) => running === 0 && this.frames.clear() });
 
   constructor(private readonly deps: { registry: RegistryClient; maxLagBytes?: number; catchUpStreams?: number }) {
     this.slots = createCatchUpSlots(deps.catchUpStreams);
@@ -76,7 +77,8 @@ export class WatchHub {
     const key = JSON.stringify({ ...filter, kinds: [...query.kinds].sort() });
     const feed = this.feeds.get(key) ?? this.start(key, query, call.requestId);
     // Held until this client is on the feed or catching up to it: a feed nobody reads yet stays.
-    feed.pending++;
+    // (A limiter without a bound always has a unit.)
+    const joining = feed.pending.tryAcquire()!;
     try {
       await feed.ready;
       if (feed.ended) {
@@ -89,7 +91,7 @@ export class WatchHub {
       if (after !== undefined) return this.join(key, feed, call, after);
       return await this.catchUp(key, feed, query, call);
     } finally {
-      feed.pending--;
+      joining();
       this.release(key, feed);
     }
   }
@@ -163,7 +165,7 @@ export class WatchHub {
 
   /** Stops a feed nobody reads or waits for. */
   private release(key: string, feed: Feed): void {
-    if (feed.subscribers.size === 0 && feed.pending === 0 && !feed.ended) this.finish(key, feed, undefined);
+    if (feed.subscribers.size === 0 && feed.pending.held === 0 && !feed.ended) this.finish(key, feed, undefined);
   }
 
   private join(key: string, feed: Feed, call: Call, first: Buffer): ChunkQueue {
@@ -182,12 +184,7 @@ export class WatchHub {
 
   /** A registry stream of the client's own from its cursor, until it meets a change the feed holds. */
   private async catchUp(key: string, feed: Feed, query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
-    this.catchUps++;
-    let counted = true;
-    const done = () => {
-      if (counted && --this.catchUps === 0) this.frames.clear();
-      counted = false;
-    };
+    const done = this.catchUps.tryAcquire()!;
     // Held while the stream reads history: until it joins the feed, ends, or the registry says it
     // reached the present (a keep-alive after its first message).
     const free = await this.slots.acquire(call.signal).catch((err: unknown) => {
@@ -207,9 +204,9 @@ export class WatchHub {
       done();
       throw err;
     }
-    // The slot, this catch-up's count and feed.pending are released by the generator below, which
-    // the route always reads (to its end, or return()).
-    feed.pending++;
+    // The slot, this catch-up's count and its place in feed.pending are released by the generator
+    // below, which the route always reads (to its end, or return()).
+    const joining = feed.pending.tryAcquire()!;
     const chunks = async function* (this: WatchHub): AsyncGenerator<Buffer> {
       let joined: ChunkQueue | undefined;
       try {
@@ -229,7 +226,7 @@ export class WatchHub {
         done();
         stop.abort();
         call.signal.removeEventListener('abort', abort);
-        feed.pending--;
+        joining();
         if (!joined) this.release(key, feed);
       }
       if (joined) yield* joined;
