@@ -204,11 +204,23 @@ export class WatchHub {
       done();
       throw err;
     }
-    // The slot, this catch-up's count and its place in feed.pending are released by the generator
-    // below, which the route always reads (to its end, or return()).
+    // The slot, this catch-up's count and its place in feed.pending are released once, by `end`:
+    // the generator below runs it when it finishes, and its return() (the route reads it to its
+    // end, or returns it) runs it too.
     const joining = feed.pending.tryAcquire()!;
+    let joined: ChunkQueue | undefined;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      free();
+      done();
+      stop.abort();
+      call.signal.removeEventListener('abort', abort);
+      joining();
+      if (!joined) this.release(key, feed);
+    };
     const chunks = async function* (this: WatchHub): AsyncGenerator<Buffer> {
-      let joined: ChunkQueue | undefined;
       try {
         if (!first.done) yield this.render(first.value);
         for await (const message of messages) {
@@ -222,15 +234,17 @@ export class WatchHub {
           break;
         }
       } finally {
-        free();
-        done();
-        stop.abort();
-        call.signal.removeEventListener('abort', abort);
-        joining();
-        if (!joined) this.release(key, feed);
+        end();
       }
       if (joined) yield* joined;
     }.call(this);
+    // A generator return()ed before its first next() runs neither its body nor its finally: a
+    // response that ends before it asks for a chunk still gives back what this catch-up holds.
+    const returned = chunks.return.bind(chunks);
+    chunks.return = (value) => {
+      end();
+      return returned(value);
+    };
     return chunks;
   }
 }
