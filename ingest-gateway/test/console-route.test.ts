@@ -175,11 +175,11 @@ describe('settings console: the admin API beside it', () => {
     for (const accept of ['*/*', 'application/json', 'application/json, text/html;q=0.5']) {
       const api = await fetch(`${gw!.url}${SETTINGS}`, { headers: { Accept: accept, Authorization: `Bearer ${ADMIN}` }, redirect: 'manual' });
       expect(api.status, accept).toBe(200);
-      expect(await api.json()).toEqual({ require_token: true });
+      expect(await api.json()).toEqual({ require_token: true, access: 'closed' });
     }
     const none = await raw(gw!, 'GET', SETTINGS, { Authorization: `Bearer ${ADMIN}` });
     expect(none.status).toBe(200);
-    expect(JSON.parse(none.body)).toEqual({ require_token: true });
+    expect(JSON.parse(none.body)).toEqual({ require_token: true, access: 'closed' });
   });
 
   it('other methods on the page: 405 with Allow and the security headers', async () => {

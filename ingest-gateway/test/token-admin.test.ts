@@ -136,9 +136,9 @@ describe('token admin API: bodies', () => {
 
   it('shows and changes whether a token is required', async () => {
     await start();
-    expect(await (await admin('GET', `${API}/settings/dynamic-events`)).json()).toEqual({ require_token: true });
+    expect(await (await admin('GET', `${API}/settings/dynamic-events`)).json()).toEqual({ require_token: true, access: 'closed' });
     const off = await admin('PATCH', `${API}/settings/dynamic-events`, { require_token: false });
-    expect(await off.json()).toEqual({ require_token: false });
+    expect(await off.json()).toEqual({ require_token: false, access: 'open' });
     const bad = await admin('PATCH', `${API}/settings/dynamic-events`, { require_token: 'no' });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toEqual(refusal('require_token must be true or false', { field: 'require_token' }));

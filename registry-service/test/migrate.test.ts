@@ -64,7 +64,7 @@ describe.skipIf(!up)('migrations', () => {
       '0011_commit_log_event_bytes.sql',
       '0012_webhooks.sql',
       '0013_events_occurred_at.sql',
-      ...['0014_event_counts.sql', '0015_name_search.sql'],
+      ...['0014_event_counts.sql', '0015_name_search.sql', '0017_counts_covering.sql'],
     ]);
     expect(await runMigrations(pool, silent)).toEqual(expected);
     expect(await pendingMigrations(pool)).toEqual([]);

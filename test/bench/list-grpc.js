@@ -15,6 +15,7 @@ export async function listGrpcScenario(ctx, stack, target) {
       pageSize: 100,
       pageToken: '',
       order: registry.SortOrder.SORT_ORDER_UNSPECIFIED,
+      orderBy: registry.EventOrderBy.EVENT_ORDER_BY_UNSPECIFIED,
     }, { deadlineMs: 10_000, requestId: `bench-list-${n}` });
   try {
     for (let n = 0; n < 50; n++) await list(n); // connection, JIT and the registry's prepared statements

@@ -12,7 +12,7 @@ const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** The goals; every one also asks for 0 failed requests (a 503 or a timeout is not a served event). */
 export const GOALS = {
-  steady: { text: '>= 0.18 x echo, p99 <= 50 ms', pass: (r) => r.ratio >= 0.18 && r.p99 <= 50 },
+  steady: { text: '>= 0.25 x echo, p99 <= 20 ms', pass: (r) => r.ratio >= 0.25 && r.p99 <= 20 },
   sequential: { text: 'p50 reported (no threshold)', pass: () => null },
   batch: {
     text: '>= 4 x steady events/s, >= 0.5 x pgbench, 0 refused events',

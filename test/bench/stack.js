@@ -38,6 +38,9 @@ function exited(child, ms) {
   return Promise.race([new Promise((resolve) => child.once('exit', () => resolve(true))), sleep(ms).then(() => false)]);
 }
 
+/** The launcher's metrics port variable of each service role (deploy/local/config.ts). */
+const METRICS_PORT_VARIABLES = { gateway: 'GATEWAY_METRICS_PORT', registry: 'REGISTRY_METRICS_PORT', media: 'MEDIA_METRICS_PORT', delivery: 'DELIVERY_METRICS_PORT' };
+
 /** Fails early with a clear message when `root` is not a built checkout. */
 export function checkRoot(root) {
   for (const file of ['deploy/local/dist/start.js', 'ingest-gateway/dist/main.js', 'registry-service/dist/main.js', 'media-service/dist/main.js']) {
@@ -52,7 +55,10 @@ export function checkRoot(root) {
 export async function startStack(root, env, name) {
   const dataDir = mkdtempSync(join(tmpdir(), 'bench-stack-'));
   chmodSync(dataDir, 0o755); // embedded Postgres runs as another user when we are root
-  const [port, registry, media, ...metrics] = await Promise.all(Array.from({ length: 7 }, freePort));
+  const roles = Object.keys(METRICS_PORT_VARIABLES);
+  const [port, registry, media, ...free] = await Promise.all(Array.from({ length: 3 + roles.length }, freePort));
+  // Each role's metrics port, handed over in its launcher variable.
+  const metrics = Object.fromEntries(roles.map((role, i) => [role, free[i]]));
   const logFile = join(dataDir, 'stack.log');
   const log = createWriteStream(logFile);
   const child = spawn(process.execPath, [join(root, 'deploy', 'local', 'dist', 'start.js')], {
@@ -60,8 +66,7 @@ export async function startStack(root, env, name) {
     env: {
       ...process.env, ...env, HOST: '127.0.0.1', LOG_LEVEL: 'warn', DATA_DIR: dataDir, PORT: String(port),
       REGISTRY_GRPC_PORT: String(registry), MEDIA_GRPC_PORT: String(media),
-      GATEWAY_METRICS_PORT: String(metrics[0]), REGISTRY_METRICS_PORT: String(metrics[1]), MEDIA_METRICS_PORT: String(metrics[2]),
-      DELIVERY_METRICS_PORT: String(metrics[3]),
+      ...Object.fromEntries(Object.entries(METRICS_PORT_VARIABLES).map(([role, variable]) => [variable, String(metrics[role])])),
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -86,7 +91,7 @@ export async function startStack(root, env, name) {
     await sleep(200);
   }
   const services = stackServices(child.pid);
-  const metricsUrls = Object.fromEntries(['gateway', 'registry', 'media', 'delivery'].filter((role) => services[role] !== undefined).map((role) => [role, `http://127.0.0.1:${metrics[['gateway', 'registry', 'media', 'delivery'].indexOf(role)]}/metrics`]));
+  const metricsUrls = Object.fromEntries(Object.keys(services).map((role) => [role, `http://127.0.0.1:${metrics[role]}/metrics`]));
   return { pid: child.pid, services, base, url: `${base}/api/platform/dh/dynamic-events`, registryAddr: `127.0.0.1:${registry}`, metricsUrls, logFile, stop };
 }
 

@@ -146,8 +146,9 @@ describe('lifecycle: the token requirement outlives the bootstrap token', () => 
       const tokens = await getJson(`${stack.api}/settings/dynamic-events/tokens`, admin);
       // The bootstrap token is listed, revoked now that its setting is gone.
       expect(tokens.body?.tokens).toEqual([expect.objectContaining({ name: 'DYNAMIC_EVENTS_TOKEN', read_only: true, revoked_at: expect.any(String) })]);
+      expect((await getJson(`${stack.api}/settings/dynamic-events`, admin)).body).toEqual({ require_token: true, access: 'closed' });
       const open = await fetch(`${stack.api}/settings/dynamic-events`, { method: 'PATCH', headers: { ...admin, 'content-type': 'application/json' }, body: '{"require_token":false}' });
-      expect(await open.json()).toEqual({ require_token: false });
+      expect(await open.json()).toEqual({ require_token: false, access: 'open' });
       // Every gateway learns it within its sync interval (1 s by default).
       await expect.poll(async () => (await postJson(`${stack.api}/dynamic-events`, exampleEvent({ device: 'cam-open' }))).status, { timeout: 5000 }).toBe(200);
     } finally {

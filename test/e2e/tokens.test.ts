@@ -221,10 +221,10 @@ function closingTests(): void {
     // Once both refuse the last token they know it is gone: still nobody gets in without one.
     await onBoth((api) => read(api, '/dynamic-events?limit=1', policy.twoDevices.secret), 401);
     for (const api of both()) expect(await postEvent(api, 'cam-closed')).toMatchObject({ status: 401, body: { error: 'missing bearer token' } });
-    expect(await admin('GET', '')).toEqual({ status: 200, body: { require_token: true } });
+    expect(await admin('GET', '')).toEqual({ status: 200, body: { require_token: true, access: 'closed' } });
 
     const opening = performance.now();
-    expect(await admin('PATCH', '', { require_token: false })).toEqual({ status: 200, body: { require_token: false } });
+    expect(await admin('PATCH', '', { require_token: false })).toEqual({ status: 200, body: { require_token: false, access: 'open' } });
     const opened = await onBoth((api) => postEvent(api, 'cam-opened'), 200, opening);
     console.info(`opened: A ${opened[0]!.ms} ms, B ${opened[1]!.ms} ms`);
     for (const { ms, answer } of opened) {

@@ -1,5 +1,7 @@
 /** Resident memory of a stack's services, read from /proc (Linux): what a chart's memory limit counts. */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+// @ts-expect-error: bench code is plain JavaScript
+import { stackServices } from '../bench/processes.js';
 
 const read = (path: string): string => {
   try {
@@ -17,21 +19,8 @@ export function rssMiB(pid: number): number {
 /** The launcher's processes by role: `delivery` is its webhook sender, a registry with WEBHOOK_DELIVERY=on. */
 type Role = 'gateway' | 'registry' | 'media' | 'delivery';
 
-/** The launcher's service processes by role, found by their entry point among its children. */
-export function servicePids(launcherPid: number): Partial<Record<Role, number>> {
-  const entries = { gateway: '/ingest-gateway/dist/main.js', registry: '/registry-service/dist/main.js', media: '/media-service/dist/main.js' } as const;
-  const found: Partial<Record<Role, number>> = {};
-  const children = readdirSync(`/proc/${launcherPid}/task`).flatMap((tid) => read(`/proc/${launcherPid}/task/${tid}/children`).split(' ').filter(Boolean).map(Number));
-  for (const pid of children) {
-    const argv = read(`/proc/${pid}/cmdline`).split('\0');
-    for (const [role, entry] of Object.entries(entries)) {
-      if (!argv.some((arg) => arg.endsWith(entry))) continue;
-      const delivers = role === 'registry' && read(`/proc/${pid}/environ`).split('\0').includes('WEBHOOK_DELIVERY=on');
-      found[delivers ? 'delivery' : (role as Role)] = pid;
-    }
-  }
-  return found;
-}
+/** The launcher's service processes by role, found by their entry point among its children (the bench's finder, one for both). */
+export const servicePids = stackServices as (launcherPid: number) => Partial<Record<Role, number>>;
 
 /** Samples the RSS of `pids` every `everyMs`; stop() answers the peak per role in MiB. */
 export function sampleRss<R extends string>(pids: Record<R, number>, everyMs = 100): { stop(): Record<R, number> } {

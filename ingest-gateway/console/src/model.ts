@@ -1,10 +1,17 @@
 /** The API's JSON shapes the console reads (README "API"; ingest-gateway/openapi.yaml). */
 
 import type { PolicyJson } from '@dynamic-events/proto';
+import type { InstanceAccess } from '../../src/tokens/instance-access.js';
 
 // Shapes the proto package and the gateway already own, taken as types only (nothing of them is bundled).
-export type { PolicyJson };
+export type { InstanceAccess, PolicyJson };
 export type { EventJson } from '../../src/api/event.js';
+
+/** The instance's token setting and the access it leaves senders (GET|PATCH …/settings/dynamic-events). */
+export interface AuthSettingsJson {
+  require_token: boolean;
+  access: InstanceAccess;
+}
 
 export interface TokenJson {
   id: string;

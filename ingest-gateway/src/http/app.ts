@@ -165,7 +165,7 @@ function buildRouter(deps: AppDeps, draining: AbortSignal, post: DynamicEventPos
   mediaRoutes(router, base, { media: deps.media });
   // Before the admin routes: a browser's GET of the admin API's settings path is sent to the console.
   if (consoleServed(deps)) consoleRoutes(router, base, { bundle: deps.console });
-  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken, tokens: deps.tokens.client, source: deps.tokens.source, metrics: deps.metrics });
+  if (deps.tokens) tokenAdminRoutes(router, base, { adminToken, tokens: deps.tokens.client, source: deps.tokens.source, bootstrap: deps.config.dynamicEventsToken !== undefined, metrics: deps.metrics });
   if (deps.webhooks) webhookAdminRoutes(router, base, { adminToken, webhooks: deps.webhooks, metrics: deps.metrics });
   healthRoutes(router, { registry: deps.registry, media: deps.media, tokens: deps.tokens?.source, draining, probeDeadlineMs: deps.probeDeadlineMs ?? 2000, metricsRegistry: deps.metrics.registry });
   return router;

@@ -1,13 +1,12 @@
 import { useCallback, useEffect, useState } from 'preact/hooks';
 import { ApiError, type Api } from '../api.js';
-import { DataTable } from '../components/data-table.js';
-import { policyText, statusText, timeText } from '../format.js';
 import type { TokenJson } from '../model.js';
 import { bodyOf, EMPTY_FORM, formOf } from '../token-form-model.js';
 import { RequireToken } from './require-token.js';
 import { RevokeDialog } from './revoke-dialog.js';
 import { TokenForm } from './token-form.js';
 import { TokenSecret } from './token-secret.js';
+import { TokenTable } from './token-table.js';
 
 const TOKENS = '/settings/dynamic-events/tokens';
 
@@ -91,42 +90,5 @@ export function TokensScreen({ api, onTokensChanged }: { api: Api; onTokensChang
       <TokenTable tokens={tokens} onEdit={(token) => setPanel({ kind: 'edit', token })} onRevoke={(token) => setRevoking({ token })} />
       {revoking && <RevokeDialog token={revoking.token} error={revoking.error} onRevoke={() => void revoke(revoking.token)} onCancel={() => setRevoking(undefined)} />}
     </section>
-  );
-}
-
-const COLUMNS = ['Name', 'Prefix', 'Policy', 'Created', 'Last used', 'Expires', 'Status', 'Actions'];
-
-function TokenTable({ tokens, onEdit, onRevoke }: { tokens: TokenJson[] | undefined; onEdit: (t: TokenJson) => void; onRevoke: (t: TokenJson) => void }) {
-  return (
-    <DataTable caption="Tokens" columns={COLUMNS} rowCount={tokens?.length ?? 0} empty={tokens ? 'No tokens yet.' : 'Loading…'}>
-      {tokens?.map((token) => {
-        const changeable = token.revoked_at === null && !token.read_only;
-        return (
-          <tr key={token.id}>
-            <td class="wrap">{token.name}</td>
-            <td>
-              <code>{token.prefix}</code>
-            </td>
-            <td class="wrap">{policyText(token.policy)}</td>
-            <td>{timeText(token.created_at)}</td>
-            <td>{timeText(token.last_used_at)}</td>
-            <td>{timeText(token.expires_at)}</td>
-            <td>{statusText(token)}</td>
-            <td class="row-actions">
-              {changeable && (
-                <>
-                  <button type="button" class="secondary" aria-label={`Edit ${token.name}`} onClick={() => onEdit(token)}>
-                    Edit
-                  </button>
-                  <button type="button" class="danger" aria-label={`Revoke ${token.name}`} onClick={() => onRevoke(token)}>
-                    Revoke
-                  </button>
-                </>
-              )}
-            </td>
-          </tr>
-        );
-      })}
-    </DataTable>
   );
 }

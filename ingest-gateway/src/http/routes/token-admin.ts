@@ -9,6 +9,7 @@ import { jsonBody } from '../middleware/json-body.js';
 import { presentToken } from '../../api/token.js';
 import { createTokenAdminInput } from '../../tokens/admin-input.js';
 import type { TokenSource } from '../../tokens/token-sync.js';
+import { instanceAccess } from '../../tokens/instance-access.js';
 
 /** Admin bodies are a name and a policy: 64 KiB is far more than any needs. */
 const ADMIN_BODY_BYTES = 64 * 1024;
@@ -19,13 +20,16 @@ interface TokenAdminDeps {
   tokens: TokenClient;
   /** This gateway's copy of the tokens: refreshed after each change, before its answer. */
   source: TokenSource;
+  /** DYNAMIC_EVENTS_TOKEN is set on this gateway: a token is required whatever the setting. */
+  bootstrap: boolean;
   metrics: Metrics;
 }
 
 /**
  * The token admin API for operators and the settings UI, over the registry's TokenService:
  * POST|GET {base}/settings/dynamic-events/tokens, GET|PATCH|DELETE …/tokens/{id} (DELETE revokes),
- * GET|PATCH {base}/settings/dynamic-events ({"require_token"}). Bodies are checked for shape here,
+ * GET|PATCH {base}/settings/dynamic-events ({"require_token"}, answered with the `access` it leaves
+ * this gateway in: instance-access.ts). Bodies are checked for shape here,
  * values by the registry (each rule has one owner); both answer 400 naming the field. A change is
  * answered once this gateway's copy of the tokens has it: the next request here sees it.
  */
@@ -64,10 +68,12 @@ export function tokenAdminRoutes(router: Router<GatewayState>, base: string, dep
   router.delete(`${settings}/tokens/:id`, auth, async (ctx) => {
     ctx.body = presentToken(await applied(tokens.revoke(ctx.params.id ?? '', call(ctx.state))));
   });
+  /** The setting and the access it leaves: read from this gateway's copy once it is as fresh as the setting. */
+  const settingsAnswer = (requireToken: boolean) => ({ require_token: requireToken, access: instanceAccess(source.current(), requireToken, deps.bootstrap) });
   router.get(settings, auth, async (ctx) => {
-    ctx.body = { require_token: await tokens.getRequireToken(call(ctx.state)) };
+    ctx.body = settingsAnswer(await applied(tokens.getRequireToken(call(ctx.state))));
   });
   router.patch(settings, auth, body, async (ctx) => {
-    ctx.body = { require_token: await applied(tokens.setRequireToken(input.requireToken(ctx.state.json?.body), call(ctx.state))) };
+    ctx.body = settingsAnswer(await applied(tokens.setRequireToken(input.requireToken(ctx.state.json?.body), call(ctx.state))));
   });
 }
