@@ -15,7 +15,7 @@ interface DrivenStream {
   fail(err: unknown): void;
 }
 
-export function drivenRegistry() {
+export function drivenRegistry(options: { catchUpStreams?: number } = {}) {
   const streams: DrivenStream[] = [];
   const watch = (query: WatchQuery, call: { signal: AbortSignal }) => {
     const queue: WatchMessage[] = [{ cursor: 'ka', changes: [] }];
@@ -40,7 +40,7 @@ export function drivenRegistry() {
       }
     })();
   };
-  const hub = new WatchHub({ registry: { watch } as unknown as RegistryClient, maxLagBytes: 2000 });
+  const hub = new WatchHub({ registry: { watch } as unknown as RegistryClient, maxLagBytes: 2000, ...options });
   return { streams, hub };
 }
 

@@ -42,6 +42,14 @@ async function receiver(answer?: Answer) {
 }
 const FAILED = 3;
 
+const eventsIn = (r: Receiver) => new Set(r.received.map((x) => (JSON.parse(x.body) as { data: { id: string } }).data.id));
+
+/** Waits until `count` distinct events arrived: a repeat is a request too, so 300 requests may carry fewer events. */
+async function untilEvents(r: Receiver, count: number, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (let n = count; eventsIn(r).size < count; n = r.received.length + 1) await r.waitFor(n, deadline - Date.now());
+}
+
 describe.skipIf(!up)('delivery across replicas', () => {
   it('two replicas deliver 300 events between them, each with one webhook-id', async () => {
     const r = await receiver();
@@ -52,10 +60,10 @@ describe.skipIf(!up)('delivery across replicas', () => {
       const results = await Promise.all(Array.from({ length: 20 }, (_, i) => ((batch + i) % 2 === 0 ? a : b).api.recordEvent(sampleEvent({ source: { objectId: `ch-${i}` } }))));
       for (const result of results) ids.add(result.event!.id);
     }
-    await r.waitFor(300, 20_000).catch(async (err: Error) => {
+    await untilEvents(r, 300, 20_000).catch(async (err: Error) => {
       const state = await a.pool.query("SELECT status, count(*)::int AS n, min(next_attempt_at) AS next FROM webhook_deliveries GROUP BY status");
       const cursor = await a.pool.query('SELECT fanned_through, (SELECT max(seq) FROM commit_log) AS last FROM webhooks');
-      throw new Error(`${err.message}: ${JSON.stringify(state.rows)} ${JSON.stringify(cursor.rows)} now ${new Date().toISOString()} bounds ${a.server.watching.horizon.bound} ${b.server.watching.horizon.bound}`);
+      throw new Error(`${err.message} (${eventsIn(r).size} of 300 events): ${JSON.stringify(state.rows)} ${JSON.stringify(cursor.rows)} now ${new Date().toISOString()} bounds ${a.server.watching.horizon.bound} ${b.server.watching.horizon.bound}`);
     });
     await new Promise((resolve) => setTimeout(resolve, 500));
     // An attempt that outlives its timeout under load is sent again: a repeat carries its webhook-id.

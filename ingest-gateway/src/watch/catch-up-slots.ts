@@ -1,4 +1,5 @@
 import { AppError } from '@dynamic-events/proto';
+import { createLimiter } from '@dynamic-events/proto/runtime';
 
 /**
  * Registry streams reading history for one SSE client each (watch-hub.ts's catch-up) at once. Each
@@ -10,44 +11,22 @@ const CATCH_UP_STREAMS = 8;
 
 /** A counting semaphore of catch-up streams; `acquire` answers the slot's release (idempotent). */
 export interface CatchUpSlots {
+  /** Rejects with UNAVAILABLE when the client leaves first: it gets no slot, and no stream is opened. */
   acquire(signal: AbortSignal): Promise<() => void>;
   /** Slots taken now. */
   readonly taken: number;
 }
 
 export function createCatchUpSlots(slots = CATCH_UP_STREAMS): CatchUpSlots {
-  let taken = 0;
-  const waiting: Array<() => void> = [];
-  const grant = (): (() => void) => {
-    taken++;
-    let held = true;
-    return () => {
-      if (!held) return;
-      held = false;
-      taken--;
-      waiting.shift()?.();
-    };
-  };
+  const limiter = createLimiter({ limit: slots });
   return {
     get taken() {
-      return taken;
+      return limiter.held;
     },
-    acquire(signal) {
-      if (taken < slots && waiting.length === 0) return Promise.resolve(grant());
-      return new Promise((resolve, reject) => {
-        const turn = () => {
-          signal.removeEventListener('abort', left);
-          resolve(grant());
-        };
-        const left = () => {
-          const at = waiting.indexOf(turn);
-          if (at >= 0) waiting.splice(at, 1);
-          reject(new AppError('UNAVAILABLE', 'the client left before its stream started', {}));
-        };
-        if (signal.aborted) return left();
-        waiting.push(turn);
-        signal.addEventListener('abort', left, { once: true });
-      });
+    async acquire(signal) {
+      const release = await limiter.acquire({ signal });
+      if (!release) throw new AppError('UNAVAILABLE', 'the client left before its stream started', {});
+      return release;
     },
   };
 }

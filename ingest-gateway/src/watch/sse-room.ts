@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import type { PassThrough } from 'node:stream';
-import { createStreamBudget, type StreamBudget } from '@dynamic-events/proto/runtime';
+import { createStreamBudget, holdUntilTaken, roomFor, type Room, type StreamBudget } from '@dynamic-events/proto/runtime';
 
 /** Bytes one SSE response may hold in the gateway (its body stream and the socket's buffer) beyond one chunk. */
 const SSE_STREAM_HELD_BYTES = 4 * 1024 * 1024;
@@ -17,7 +17,7 @@ export interface SseRoom {
    * bound and this client holds more than its share: end the response), 'stalled' (no room within
    * `maxWaitMs`), or 'gone' (`signal` aborted).
    */
-  room(bytes: number, signal: AbortSignal, maxWaitMs: number): Promise<'take' | 'cut' | 'stalled' | 'gone'>;
+  room(bytes: number, signal: AbortSignal, maxWaitMs: number): Promise<Room>;
   /** Waits until the client took what it was sent, down to SSE_STREAM_HELD_BYTES: 'stalled' after `maxWaitMs`. */
   caughtUp(signal: AbortSignal, maxWaitMs: number): Promise<'ok' | 'stalled'>;
   /** The response ended: what it still holds counts until it closes, and the socket goes when another needs the room or after `graceMs`. */
@@ -32,19 +32,9 @@ export function createSseRoom(budget: StreamBudget, out: PassThrough, res: Serve
   out.on('drain', refresh);
   res.on('drain', refresh);
   return {
-    async room(bytes, signal, maxWaitMs) {
-      const deadline = Date.now() + maxWaitMs;
-      for (;;) {
-        if (signal.aborted) return 'gone';
-        refresh();
-        const verdict = share.take(bytes);
-        if (verdict !== 'wait') return verdict;
-        // No room, and less of its own held back than the chunk in hand: waiting would keep more
-        // uncounted than it holds, for every such client, so it ends (and resumes) instead.
-        if (share.held < bytes) return 'cut';
-        if (!(await share.released(signal, deadline - Date.now()))) return signal.aborted ? 'gone' : 'stalled';
-      }
-    },
+    // Holding the chunk in hand while it waits: a client with less of its own held back than the
+    // chunk ends (and resumes) instead, or waiting would keep more uncounted than it holds.
+    room: (bytes, signal, maxWaitMs) => roomFor(share, bytes, { signal, maxWaitMs, refresh, holdsMessage: true }),
     async caughtUp(signal, maxWaitMs) {
       const deadline = Date.now() + maxWaitMs;
       for (;;) {
@@ -56,16 +46,8 @@ export function createSseRoom(budget: StreamBudget, out: PassThrough, res: Serve
     close(destroy, graceMs) {
       out.off('drain', refresh);
       refresh();
-      if (share.held <= 0 || res.writableFinished || res.destroyed) {
-        share.close();
-        return;
-      }
-      const timer = setTimeout(destroy, graceMs).unref();
-      res.once('close', () => {
-        clearTimeout(timer);
-        share.close();
-      });
-      share.cut(destroy);
+      const gone = res.writableFinished || res.destroyed;
+      holdUntilTaken(share, gone ? undefined : { reset: destroy, onClose: (listener) => void res.once('close', listener) }, graceMs);
     },
   };
 }

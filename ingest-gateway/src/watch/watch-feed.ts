@@ -1,3 +1,4 @@
+import { createLimiter } from '@dynamic-events/proto/runtime';
 import type { ChunkQueue } from './chunk-queue.js';
 import { frameEnds } from '../api/sse.js';
 
@@ -20,7 +21,7 @@ const RECENT_BYTES = 16 * 1024 * 1024;
 export class Feed {
   readonly subscribers = new Set<ChunkQueue>();
   /** Clients that may still join: awaiting the first message, or catching up from an older cursor. */
-  pending = 0;
+  readonly pending = createLimiter();
   ended = false;
   ready: Promise<void> = Promise.resolve();
   readonly stop = new AbortController();

@@ -1,4 +1,5 @@
 import { AppError } from '@dynamic-events/proto';
+import { createLimiter } from '@dynamic-events/proto/runtime';
 import { ChunkQueue } from './chunk-queue.js';
 import { createCatchUpSlots, type CatchUpSlots } from './catch-up-slots.js';
 import type { RegistryClient } from '../clients/registry.js';
@@ -54,8 +55,8 @@ export class WatchHub {
   private readonly feeds = new Map<string, Feed>();
   private readonly frames = createFrameCache();
   private readonly slots: CatchUpSlots;
-  /** Catch-ups running or waiting for a slot. */
-  private catchUps = 0;
+  /** Catch-ups running or waiting for a slot: the last to end lets the frames they shared go. */
+  private readonly catchUps = createLimiter({ onChange: (running) => running === 0 && this.frames.clear() });
 
   constructor(private readonly deps: { registry: RegistryClient; maxLagBytes?: number; catchUpStreams?: number }) {
     this.slots = createCatchUpSlots(deps.catchUpStreams);
@@ -76,7 +77,8 @@ export class WatchHub {
     const key = JSON.stringify({ ...filter, kinds: [...query.kinds].sort() });
     const feed = this.feeds.get(key) ?? this.start(key, query, call.requestId);
     // Held until this client is on the feed or catching up to it: a feed nobody reads yet stays.
-    feed.pending++;
+    // (A limiter without a bound always has a unit.)
+    const joining = feed.pending.tryAcquire()!;
     try {
       await feed.ready;
       if (feed.ended) {
@@ -89,7 +91,7 @@ export class WatchHub {
       if (after !== undefined) return this.join(key, feed, call, after);
       return await this.catchUp(key, feed, query, call);
     } finally {
-      feed.pending--;
+      joining();
       this.release(key, feed);
     }
   }
@@ -163,7 +165,7 @@ export class WatchHub {
 
   /** Stops a feed nobody reads or waits for. */
   private release(key: string, feed: Feed): void {
-    if (feed.subscribers.size === 0 && feed.pending === 0 && !feed.ended) this.finish(key, feed, undefined);
+    if (feed.subscribers.size === 0 && feed.pending.held === 0 && !feed.ended) this.finish(key, feed, undefined);
   }
 
   private join(key: string, feed: Feed, call: Call, first: Buffer): ChunkQueue {
@@ -182,12 +184,7 @@ export class WatchHub {
 
   /** A registry stream of the client's own from its cursor, until it meets a change the feed holds. */
   private async catchUp(key: string, feed: Feed, query: WatchQuery, call: Call): Promise<AsyncIterableIterator<Buffer>> {
-    this.catchUps++;
-    let counted = true;
-    const done = () => {
-      if (counted && --this.catchUps === 0) this.frames.clear();
-      counted = false;
-    };
+    const done = this.catchUps.tryAcquire()!;
     // Held while the stream reads history: until it joins the feed, ends, or the registry says it
     // reached the present (a keep-alive after its first message).
     const free = await this.slots.acquire(call.signal).catch((err: unknown) => {
@@ -207,11 +204,23 @@ export class WatchHub {
       done();
       throw err;
     }
-    // The slot, this catch-up's count and feed.pending are released by the generator below, which
-    // the route always reads (to its end, or return()).
-    feed.pending++;
+    // The slot, this catch-up's count and its place in feed.pending are released once, by `end`:
+    // the generator below runs it when it finishes, and its return() (the route reads it to its
+    // end, or returns it) runs it too.
+    const joining = feed.pending.tryAcquire()!;
+    let joined: ChunkQueue | undefined;
+    let ended = false;
+    const end = () => {
+      if (ended) return;
+      ended = true;
+      free();
+      done();
+      stop.abort();
+      call.signal.removeEventListener('abort', abort);
+      joining();
+      if (!joined) this.release(key, feed);
+    };
     const chunks = async function* (this: WatchHub): AsyncGenerator<Buffer> {
-      let joined: ChunkQueue | undefined;
       try {
         if (!first.done) yield this.render(first.value);
         for await (const message of messages) {
@@ -225,15 +234,17 @@ export class WatchHub {
           break;
         }
       } finally {
-        free();
-        done();
-        stop.abort();
-        call.signal.removeEventListener('abort', abort);
-        feed.pending--;
-        if (!joined) this.release(key, feed);
+        end();
       }
       if (joined) yield* joined;
     }.call(this);
+    // A generator return()ed before its first next() runs neither its body nor its finally: a
+    // response that ends before it asks for a chunk still gives back what this catch-up holds.
+    const returned = chunks.return.bind(chunks);
+    chunks.return = (value) => {
+      end();
+      return returned(value);
+    };
     return chunks;
   }
 }

@@ -15,6 +15,8 @@ import { laneHandler } from './grpc-lanes-server.js';
 import { createLaneLimits, type LaneLimits } from './lane-limits.js';
 import { http2StreamOf } from './grpc-http2-listeners.js';
 import { createStreamBudget, type StreamBudget, type StreamShare } from './stream-budget.js';
+import { holdUntilTaken, roomFor, type StreamEnd } from './stream-room.js';
+import { untilDrained } from './until-drained.js';
 import { logCall, type CallLogEntry } from './grpc-call-log.js';
 import { toStatusObject } from '../contract/grpc-errors.js';
 import { assertUtf8Request } from '../contract/strict-utf8.js';
@@ -42,47 +44,6 @@ type Handler = (request: unknown, ctx: CallContext) => unknown;
 /** Ends a stream whose client read nothing for `maxStallMs`: it resumes from the last message it got. */
 function stalled(maxStallMs: number): AppError {
   return new AppError('RESOURCE_EXHAUSTED', `the client read nothing for ${Math.round(maxStallMs / 1000)} s: resume from the last message received`, { rule: 'stalled' });
-}
-
-/** Waits until `take` goes through; throws RESOURCE_EXHAUSTED when the stream is cut or its client stalls. */
-async function reserve(share: StreamShare, bytes: number, signal: AbortSignal, maxStallMs: number | undefined): Promise<void> {
-  const deadline = maxStallMs === undefined ? Infinity : Date.now() + maxStallMs;
-  for (;;) {
-    const verdict = share.take(bytes);
-    if (verdict === 'take') return;
-    if (verdict === 'cut') {
-      throw new AppError('RESOURCE_EXHAUSTED', 'the server holds too much for clients that read slowly: resume from the last message received', { rule: 'held_bytes' });
-    }
-    if (signal.aborted) return;
-    if (!(await share.released(signal, Math.min(deadline - Date.now(), 2 ** 31 - 1))) && !signal.aborted) throw stalled(maxStallMs ?? 0);
-    // A client that left while this stream waited gets nothing serialized for it.
-    if (signal.aborted) return;
-  }
-}
-
-/**
- * Resolves when the stream can take more data, or when the caller went away (no drain will come);
- * rejects with RESOURCE_EXHAUSTED when no drain came within `maxStallMs`.
- */
-function drainedOrAborted(call: ServerWritableStream<unknown, unknown>, signal: AbortSignal, maxStallMs: number | undefined): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve, reject) => {
-    const timer = maxStallMs === undefined ? undefined : setTimeout(() => {
-      done();
-      reject(stalled(maxStallMs));
-    }, maxStallMs);
-    const done = () => {
-      clearTimeout(timer);
-      call.off('drain', finished);
-      signal.removeEventListener('abort', finished);
-    };
-    const finished = () => {
-      done();
-      resolve();
-    };
-    call.once('drain', finished);
-    signal.addEventListener('abort', finished, { once: true });
-  });
 }
 
 /** Settings of the adapted handlers. */
@@ -131,24 +92,20 @@ type SizedMethod = MethodDefinition<unknown, unknown> & { responseBytes?: (messa
 const CUT_GRACE_MS = 30_000;
 
 /**
- * After a stream ended in error: its status waits behind the data its client has not taken, for
- * ever if the client stopped reading. That data stays counted until the HTTP/2 stream closes; the
- * stream is reset (ENHANCE_YOUR_CALM, which grpc-js clients read as RESOURCE_EXHAUSTED) when another
- * stream needs the room, or after CUT_GRACE_MS. False when nothing is held (the share can close).
+ * The HTTP/2 stream under a call that ended in error while its client holds data back (its status
+ * waits behind that data, for ever if the client stopped reading): holdUntilTaken resets it with
+ * ENHANCE_YOUR_CALM, which grpc-js clients read as RESOURCE_EXHAUSTED. Undefined when nothing is
+ * held or the stream is gone (the share can close).
  */
-function holdUntilTaken(call: ServerWritableStream<unknown, unknown>, share: StreamShare): boolean {
+function http2End(call: ServerWritableStream<unknown, unknown>, share: StreamShare): StreamEnd | undefined {
   const stream = share.held > 0 ? http2StreamOf(call) : undefined;
-  if (!stream || stream.closed) return false;
-  const reset = () => {
-    if (!stream.closed) stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+  if (!stream || stream.closed) return undefined;
+  return {
+    reset: () => {
+      if (!stream.closed) stream.close(constants.NGHTTP2_ENHANCE_YOUR_CALM);
+    },
+    onClose: (listener) => void stream.once('close', listener),
   };
-  const timer = setTimeout(reset, CUT_GRACE_MS).unref();
-  stream.once('close', () => {
-    clearTimeout(timer);
-    share.close();
-  });
-  share.cut(reset);
-  return true;
 }
 
 function serverStreaming(logger: Logger, service: string, method: MethodDefinition<unknown, unknown>, handler: Handler, options: HandlerOptions & { streamBudget: StreamBudget }): handleServerStreamingCall<unknown, unknown> {
@@ -171,14 +128,19 @@ function serverStreaming(logger: Logger, service: string, method: MethodDefiniti
           const size = known ?? bytes!.length;
           if (share.take(size) !== 'take') {
             bytes = undefined;
-            await reserve(share, size, ctx.signal, options.maxStreamStallMs);
-            if (ctx.signal.aborted) return;
+            // A client that left while this stream waited gets nothing serialized for it.
+            const room = await roomFor(share, size, { signal: ctx.signal, maxWaitMs: options.maxStreamStallMs });
+            if (room === 'gone') return;
+            if (room === 'stalled') throw stalled(options.maxStreamStallMs ?? 0);
+            if (room === 'cut') throw new AppError('RESOURCE_EXHAUSTED', 'the server holds too much for clients that read slowly: resume from the last message received', { rule: 'held_bytes' });
           }
           bytes ??= method.responseSerialize(message);
           if (ctx.signal.aborted) return;
           // Held until HTTP/2 took the message, which a client that stopped reading never lets happen.
-          const written = call.write(bytes, () => share.release(size));
-          if (!written) await drainedOrAborted(call, ctx.signal, options.maxStreamStallMs);
+          if (call.write(bytes, () => share.release(size))) continue;
+          const drained = await untilDrained(call, ctx.signal, options.maxStreamStallMs);
+          if (drained === 'gone') return;
+          if (drained === 'stalled') throw stalled(options.maxStreamStallMs ?? 0);
         }
         settled();
         logCall(logger, entry, undefined);
@@ -188,7 +150,8 @@ function serverStreaming(logger: Logger, service: string, method: MethodDefiniti
         logCall(logger, entry, err);
         // grpc-js sends a status (not a bare stream reset) when 'error' is emitted with a status object.
         call.emit('error', toStatusObject(err));
-        kept = holdUntilTaken(call, share);
+        holdUntilTaken(share, http2End(call, share), CUT_GRACE_MS);
+        kept = true;
       } finally {
         if (!kept) share.close();
       }

@@ -22,6 +22,8 @@ export type { GrpcServer } from './grpc-server.js';
 export { createHealthChecker, waitUntilServing } from './health-client.js';
 export { giveBuffersHeadroom } from './heap-headroom.js';
 export { onShutdownSignal, runMain } from './lifecycle.js';
+export { createLimiter } from './in-flight.js';
+export type { Limiter, Release } from './in-flight.js';
 export { createLogger } from './logger.js';
 export type { Logger } from './logger.js';
 export { collectAfterBursts } from './memory-return.js';
@@ -32,3 +34,6 @@ export { MEDIA_PROTO, REGISTRY_PROTO, TOKENS_PROTO, WEBHOOKS_PROTO, addReflectio
 export { LogSafeError } from './safe-error.js';
 export { createStreamBudget } from './stream-budget.js';
 export type { StreamBudget, StreamShare } from './stream-budget.js';
+export { holdUntilTaken, roomFor } from './stream-room.js';
+export type { Room } from './stream-room.js';
+export { untilDrained } from './until-drained.js';

@@ -1,5 +1,6 @@
 import type pg from 'pg';
 import type { Logger } from 'pino';
+import { createLimiter, type Limiter, type Release } from '@dynamic-events/proto/runtime';
 import { claimDue, type ClaimedDelivery } from '../db/queries/webhook-claims.js';
 import { sendingWebhooks } from '../db/queries/webhooks.js';
 import type { CommitHorizon } from '../watch/commit-horizon.js';
@@ -57,7 +58,8 @@ interface RunnerOptions {
  */
 export class DeliveryRunner {
   private targets = new Map<string, Target>();
-  private readonly inFlight = new Map<string, number>();
+  /** Per webhook, its attempts in flight (at most `maxInFlight`). */
+  private readonly inFlight = new Map<string, Limiter>();
   /** Per webhook, deliveries claimed ahead (at most `maxInFlight`), sent as slots free. */
   private readonly ready = new Map<string, Ready[]>();
   private readonly claiming = new Set<string>();
@@ -180,12 +182,20 @@ export class DeliveryRunner {
     for (const id of this.ready.keys()) if (!next.has(id)) this.ready.delete(id);
   }
 
+  private slotsOf(id: string): Limiter {
+    if (!this.inFlight.has(id)) this.inFlight.set(id, createLimiter({ limit: this.o.maxInFlight }));
+    return this.inFlight.get(id)!;
+  }
+
   /** Sends what this webhook has claimed ahead into its free slots, oldest claim first. */
   private fill(target: Target, ready: Ready[]): void {
-    while (ready.length > 0 && (this.inFlight.get(target.id) ?? 0) < this.o.maxInFlight) {
+    while (ready.length > 0) {
+      const slot = this.slotsOf(target.id).tryAcquire();
+      if (!slot) return;
       const next = ready.shift() as Ready;
       // Waited too long: its lease may end before an attempt would; it becomes due again then.
-      if (Date.now() - next.claimedAt <= READY_MAX_WAIT_MS) this.attempt(target, next.delivery);
+      if (Date.now() - next.claimedAt <= READY_MAX_WAIT_MS) this.attempt(target, next.delivery, slot);
+      else slot();
     }
   }
 
@@ -198,7 +208,7 @@ export class DeliveryRunner {
     let ready = this.ready.get(target.id);
     if (!ready) this.ready.set(target.id, (ready = []));
     this.fill(target, ready);
-    const held = (this.inFlight.get(target.id) ?? 0) + ready.length;
+    const held = this.slotsOf(target.id).held + ready.length;
     if (this.claiming.has(target.id) || held > this.o.maxInFlight || this.abort.signal.aborted) return;
     this.claiming.add(target.id);
     const limit = 2 * this.o.maxInFlight - held;
@@ -223,8 +233,7 @@ export class DeliveryRunner {
       });
   }
 
-  private attempt(target: Target, delivery: ClaimedDelivery): void {
-    this.inFlight.set(target.id, (this.inFlight.get(target.id) ?? 0) + 1);
+  private attempt(target: Target, delivery: ClaimedDelivery, slot: Release): void {
     const timestamp = Math.floor(Date.now() / 1000);
     const headers = {
       'webhook-id': delivery.id,
@@ -232,7 +241,7 @@ export class DeliveryRunner {
       'webhook-signature': signatureHeader(target.keys, delivery.id, timestamp, delivery.body),
     };
     void this.o.sender.send(target.url, headers, delivery.body).then((result) => {
-      this.inFlight.set(target.id, (this.inFlight.get(target.id) ?? 1) - 1);
+      slot();
       this.o.outcomes.add(delivery, result);
       const current = this.targets.get(target.id);
       if (current?.enabled) this.pump(current);

@@ -2,7 +2,7 @@ import { setMaxListeners } from 'node:events';
 import { PassThrough } from 'node:stream';
 import type { Router } from '@koa/router';
 import { AppError } from '@dynamic-events/proto';
-import { type Logger, type StreamBudget } from '@dynamic-events/proto/runtime';
+import { untilDrained, type Logger, type StreamBudget } from '@dynamic-events/proto/runtime';
 import type { RegistryClient } from '../../clients/registry.js';
 import { unauthorizedFrame } from '../../api/sse.js';
 import type { AccessEnd, AccessWatch } from '../../tokens/access-watch.js';
@@ -13,7 +13,6 @@ import { WatchHub } from '../../watch/watch-hub.js';
 import { createSseBudget, createSseRoom, type SseRoom } from '../../watch/sse-room.js';
 import { EVENT_FILTERS } from './lists.js';
 import { readScopeOf, scopedFilter } from '../../tokens/read-scope.js';
-import { untilDrained } from '../../watch/until-drained.js';
 import type { StreamCaps } from '../../watch/stream-caps.js';
 
 interface StreamDeps {

@@ -1,5 +1,5 @@
 /**
- * The wait of an SSE response for its body stream to drain (until-drained.ts) ends at its limit,
+ * The wait of a response for its body stream to drain (until-drained.ts) ends at its limit,
  * when its client leaves, or when the stream is destroyed, whatever the garbage collector did in
  * between: a wait that outlived its limit would keep its response, its chunk and its catch-up
  * stream for as long as the client stays connected.
@@ -8,7 +8,7 @@ import { PassThrough } from 'node:stream';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
-import { untilDrained } from '../src/watch/until-drained.js';
+import { untilDrained } from '../src/runtime/until-drained.js';
 
 /** A full collection (the test process is not started with --expose-gc). */
 function collectGarbage(): void {
