@@ -106,6 +106,10 @@ describe.skipIf(!up)('the stream caps on the real stack', () => {
     expect(end.gateway - startHeap.gateway).toBeLessThan(20);
     expect(end.registry - startHeap.registry).toBeLessThan(20);
     expect(endRss.gateway).toBeLessThanOrEqual(peak.gateway);
-    expect(endRss.registry).toBeLessThanOrEqual(peak.registry);
+    // The registry's old generation is capped (deploy/local/plan.ts REGISTRY_HEAP_OPTION), so V8
+    // collects during the flood and its RSS after closing sits at the flood's level, a MiB or two
+    // either side: what must hold after closing is its limit, and the live heap back near its start
+    // (above), which is what a leak in the streams' teardown would break.
+    expect(endRss.registry).toBeLessThan(CHART_LIMIT_MIB.registry);
   });
 });
