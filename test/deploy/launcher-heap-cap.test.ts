@@ -23,7 +23,7 @@ async function nodeOptions(extra: Record<string, string>): Promise<Record<string
 
 describe('the registry heap cap', () => {
   it('caps the old generation of the registry and the delivery process only', async () => {
-    expect(REGISTRY_HEAP_OPTION).toBe('--max-old-space-size=128');
+    expect(REGISTRY_HEAP_OPTION).toBe('--max-old-space-size=192');
     expect(await nodeOptions({})).toEqual({ gateway: undefined, media: undefined, registry: REGISTRY_HEAP_OPTION, delivery: REGISTRY_HEAP_OPTION });
   });
 
