@@ -44,7 +44,8 @@ const SERVICE_MALLOC_ENV = { MALLOC_MMAP_THRESHOLD_: '131072' } as const;
  * V8's old generation of the registry's processes, as its image sets it (deploy/docker/Dockerfile).
  * Uncapped, V8 sizes it from the host's memory, not the container's, and defers full collections
  * until garbage fills far more than the chart's 256 MiB limit: the bench measured the delivery
- * process at 274 MiB RSS while sending, the registry at 283 MiB under batches, both 127–173 with this (test/bench/README.md, "Design decisions").
+ * process at 274 MiB RSS while sending, the registry at 283 MiB under batches, both 127–173 with
+ * this, at about 19 µs more registry CPU per batch event (test/bench/README.md, "Design decisions").
  */
 export const REGISTRY_HEAP_OPTION = '--max-old-space-size=192';
 
