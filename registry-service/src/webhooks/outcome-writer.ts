@@ -28,8 +28,8 @@ interface WriterOptions {
 }
 
 /**
- * Writes attempt outcomes in batches: the delivery's new state and the attempt in one statement,
- * then each webhook's failing streak (which may disable it). A batch is what arrived while the
+ * Writes attempt outcomes in batches: each webhook's failing streak (which may disable it), then
+ * the deliveries' new state and the attempts in one statement. A batch is what arrived while the
  * previous statement ran, so the write costs a round trip per batch, not per delivery. An outcome
  * lost with the process leaves its delivery claimed until the lease ends: it is sent again.
  */
@@ -38,8 +38,10 @@ export function createOutcomeWriter(o: WriterOptions): OutcomeWriter {
   let queued: AttemptOutcome[] = [];
   let writing: Promise<void> | undefined;
 
+  // The webhooks' health is written before the attempts: a 410 puts its delivery back to pending,
+  // due at once, and only the disable keeps a claim from sending it again. Written after, a claim
+  // between the two statements would find it due on a webhook still enabled.
   async function write(batch: AttemptOutcome[]): Promise<void> {
-    await recordAttempts(o.pool, batch);
     const health = new Map<string, WebhookHealth>();
     for (const outcome of batch) {
       const h = health.get(outcome.webhookId) ?? { webhookId: outcome.webhookId, succeeded: false, firstFailureMicros: undefined, disables: undefined };
@@ -49,6 +51,7 @@ export function createOutcomeWriter(o: WriterOptions): OutcomeWriter {
       health.set(outcome.webhookId, h);
     }
     const disabled = await updateWebhookHealth(o.pool, [...health.values()], o.disableAfterSeconds);
+    await recordAttempts(o.pool, batch);
     for (const { id, reason } of disabled) {
       o.metrics.disabled.inc({ reason: reason.includes('410') ? 'gone' : 'failing' });
       o.logger.warn({ webhookId: id, reason }, 'webhook disabled');
