@@ -104,10 +104,14 @@ async function startStackOnce(options: StackOptions): Promise<Stack> {
       throw new Error(`stack not ready within 90 s:\n${output}`);
     }
     // `npm start` is used as the README says: send requests once it logs "all services started".
+    // That line comes after every service, the niced webhook sender too, and /readyz alone does
+    // not wait for the sender: a test that cuts the database while it still applies its start-up
+    // queries would see it exit, and the launcher stop the stack.
+    const started = output.includes('"msg":"all services started"');
     const ready =
       options.command === 'npm-start' || options.defaultInternalPorts
-        ? output.includes('"msg":"all services started"')
-        : await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false);
+        ? started
+        : started && (await fetch(`${baseUrl}/readyz`).then((r) => r.ok, () => false));
     if (ready) break;
     await new Promise((r) => setTimeout(r, 200));
   }
