@@ -3,10 +3,6 @@
 # stack in containers the way the chart runs its pods (test/containers/*.test.ts). On a machine with
 # apt it installs what is missing (docker.io, buildah, debootstrap) and starts dockerd. When that is
 # impossible (no root, no apt) it fails: a container check that cannot run must never pass.
-# Steps of a run stop early for CI, which starts them beside its other work: `--prepare` stops after
-# the tools, the daemon and the base image, `--images` after the three images (the host build is
-# left to the full run: it rewrites the console's dist/, which a console test may be serving). A
-# full run after either finds their results cached (the images as unchanged layers) and goes on.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
@@ -45,9 +41,6 @@ start_dockerd() {
   fatal "dockerd did not answer within 30 s (see /var/log/dynamic-events-dockerd.log)"
 }
 
-mode="${1:-all}"
-case "$mode" in all | --prepare | --images) ;; *) fatal "usage: run.sh [--prepare | --images]" ;; esac
-
 step "container tools"; timed tools install_tools
 step "docker daemon"; timed dockerd start_dockerd
 step "stand-in Node base image"
@@ -55,22 +48,14 @@ base_image=""
 started=$SECONDS
 base_image="$(bash test/containers/base-image.sh)" || fatal "could not make the base image"
 took[base]=$((SECONDS - started))
-if [ "$mode" = --prepare ]; then
-  printf '\ncontainer preparation timings (s): tools %s, dockerd %s, base image %s\n' "${took[tools]}" "${took[dockerd]}" "${took[base]}"
-  exit 0
-fi
-step "images"; timed images bash test/containers/build-images.sh "$base_image" localhost/dynamic-events test
-if [ "$mode" = --images ]; then
-  printf '\ncontainer image timings (s): tools %s, dockerd %s, base image %s, images %s\n' "${took[tools]}" "${took[dockerd]}" "${took[base]}" "${took[images]}"
-  exit 0
-fi
 step "host build (the tests import the proto package's health client)"; timed host-build npm run build --silent
+step "images"; timed images bash test/containers/build-images.sh "$base_image" localhost/dynamic-events test
 
 export CONTAINER_BASE_IMAGE="$base_image" CONTAINER_IMAGE_PREFIX=localhost/dynamic-events CONTAINER_IMAGE_TAG=test
 step "container tests"
 status=0
 timed tests npx vitest run -c test/containers/vitest.config.ts || status=$?
 
-printf '\ncontainer step timings (s): tools %s, dockerd %s, base image %s, images %s, host build %s, tests %s\n' \
-  "${took[tools]}" "${took[dockerd]}" "${took[base]}" "${took[images]}" "${took[host-build]}" "${took[tests]:-failed}"
+printf '\ncontainer step timings (s): tools %s, dockerd %s, base image %s, host build %s, images %s, tests %s\n' \
+  "${took[tools]}" "${took[dockerd]}" "${took[base]}" "${took[host-build]}" "${took[images]}" "${took[tests]:-failed}"
 exit "$status"
