@@ -67,9 +67,24 @@ function watch(child: Child<unknown>): void {
   });
 }
 
+/**
+ * Nices the delivery process once it is ready, not before: its start (module loading, start-up
+ * queries) is part of the stack's, which at a tenth of a core's share took seconds on a busy machine.
+ */
+function lowerPriority(child: Child<Listening>): void {
+  const { pid } = child.process;
+  if (pid === undefined || child.process.exitCode !== null) return;
+  try {
+    setPriority(pid, DELIVERY_NICE);
+  } catch (err) {
+    // It exited meanwhile (ESRCH): watch() reports that.
+    log.warn({ child: child.name, error: (err as Error).message }, 'could not lower its priority');
+  }
+}
+
 function startService(name: ServiceName, dir: string, readyWithinMs: number): Child<Listening> {
   const child = startChild({ name, script: join(root, dir, 'dist', 'main.js'), env: plan.envs[name], isReady: isListening, readyWithinMs });
-  if (name === 'delivery' && child.process.pid !== undefined) setPriority(child.process.pid, DELIVERY_NICE);
+  if (name === 'delivery') void child.ready.then(() => lowerPriority(child), () => undefined);
   services.set(name, child);
   watch(child);
   return child;
