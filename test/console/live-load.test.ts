@@ -1,8 +1,8 @@
 /**
  * Following a busy stream: events posted over HTTP at about 1,000 per second while the Events screen
  * follows live. The page must stay responsive (no long task, measured in the page by a
- * PerformanceObserver, near a second), keep at most 500 rows, and show the last event posted. The
- * achieved rate and the longest task are printed for the note.
+ * PerformanceObserver, near a second, and no timer held back that long), keep at most 500 rows, and
+ * show the last event posted. The achieved rate and the longest task are printed for the note.
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -64,14 +64,26 @@ describe.skipIf(NO_BROWSER)('settings console under a busy stream', () => {
       new PerformanceObserver((list) => { for (const e of list.getEntries()) window.longestTask = Math.max(window.longestTask, e.duration); }).observe({ type: 'longtask' });
     })()`);
     expect(await page.evaluate("PerformanceObserver.supportedEntryTypes.includes('longtask')")).toBe(true);
-    // The page's main thread answering the test meanwhile: the longest wait for a round trip.
+    // The page's main thread free to run a task meanwhile, measured in the page: the longest gap
+    // between the ticks of a 50 ms timer, beyond its 50 ms. A round trip from this process would
+    // also count this process's own event loop, busy with the 64 senders, and the CDP pipe.
+    await page.evaluate(`(() => {
+      window.longestTimerDelay = 0;
+      let last = performance.now();
+      window.timerProbe = setInterval(() => {
+        const now = performance.now();
+        window.longestTimerDelay = Math.max(window.longestTimerDelay, now - last - 50);
+        last = now;
+      }, 50);
+    })()`);
+    // The round trip from this process, printed beside it for the note (not the page's figure).
     let sampling = true;
-    let slowestAnswer = 0;
+    let slowestRoundTrip = 0;
     const sampler = (async () => {
       while (sampling) {
         const asked = Date.now();
         await page.evaluate('1');
-        slowestAnswer = Math.max(slowestAnswer, Date.now() - asked);
+        slowestRoundTrip = Math.max(slowestRoundTrip, Date.now() - asked);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
     })();
@@ -81,10 +93,14 @@ describe.skipIf(NO_BROWSER)('settings console under a busy stream', () => {
     await page.getByRole('button', { name: `Details ${lastId}` }).waitFor({ timeout: 20_000 });
     const rows = await page.getByRole('table', { name: 'Events' }).locator('tbody tr').count();
     const longest = (await page.evaluate('window.longestTask')) as number;
-    console.log(`console under load: ${EVENTS} events at ${rate}/s; rows kept ${rows}; longest task in the page ${Math.round(longest)} ms; slowest answer to the test ${slowestAnswer} ms`);
+    const timerDelay = (await page.evaluate('clearInterval(window.timerProbe), window.longestTimerDelay')) as number;
+    console.log(
+      `console under load: ${EVENTS} events at ${rate}/s; rows kept ${rows}; longest task in the page ${Math.round(longest)} ms; ` +
+        `longest timer delay in the page ${Math.round(timerDelay)} ms; slowest round trip from the test ${slowestRoundTrip} ms`,
+    );
     expect(rows).toBe(500);
     expect(longest).toBeLessThan(LONGEST_TASK_MS);
-    expect(slowestAnswer).toBeLessThan(LONGEST_TASK_MS);
+    expect(timerDelay).toBeLessThan(LONGEST_TASK_MS);
     expect(view.problems()).toEqual([]);
   });
 });
